@@ -1,0 +1,40 @@
+// One error base for the whole project. Every error weir raises on purpose carries a stable
+// `code` (catalogued in docs/errors.md), whether retrying can help, and the native `cause`.
+
+export class WeirError extends Error {
+  readonly code: string;
+  readonly retriable: boolean;
+
+  constructor(code: string, message: string, opts: { retriable?: boolean; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retriable = opts.retriable ?? false;
+  }
+}
+
+/** A problem in weir.yaml or a rule file, located at file:line:col and the key path. */
+export class ConfigError extends WeirError {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  readonly path: string;
+
+  constructor(code: string, message: string, where: { file: string; line?: number; col?: number; path?: string }) {
+    const line = where.line ?? 0;
+    const col = where.col ?? 0;
+    const path = where.path ?? '';
+    const loc = line > 0 ? `${where.file}:${line}:${col}` : where.file;
+    super(code, `${loc}: ${path ? `${path}: ` : ''}${message}`);
+    this.file = where.file;
+    this.line = line;
+    this.col = col;
+    this.path = path;
+  }
+}
+
+/** Message text of anything thrown, without trusting it to be an Error. */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

@@ -1,0 +1,27 @@
+// Structured JSON logs through pino. One line per state change; secrets never reach a log line:
+// known secret keys are redacted, and URLs with credentials are scrubbed by redactUrl().
+import { pino } from 'pino';
+
+export type Logger = pino.Logger;
+
+const REDACT = [
+  'password', '*.password', '*.*.password', 'token', '*.token', '*.*.token',
+  'connection_string', '*.connection_string', '*.*.connection_string',
+];
+
+export function createLogger(level: string = process.env.WEIR_LOG_LEVEL ?? 'info'): Logger {
+  return pino({
+    level,
+    base: { app: 'weir' },
+    redact: { paths: REDACT, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+}
+
+/** A logger that writes nothing, for library callers and tests that do not look at logs. */
+export const silentLogger: Logger = pino({ level: 'silent' });
+
+/** Removes the password from a URL-shaped string (`postgres://u:secret@h/db` → `postgres://u:***@h/db`). */
+export function redactUrl(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)[^@/\s]*@/gi, '$1***@');
+}

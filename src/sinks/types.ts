@@ -1,0 +1,96 @@
+// The contract between the core (batching, retries, dead-letters, metrics, acks: written once in
+// src/core/) and a sink driver (one folder per sink under src/sinks/). A driver only turns a batch
+// into a write and says which errors are worth retrying. It never imports the metrics library and
+// never acks anything: the core does that when write() resolves.
+
+import type { TSchema } from '@sinclair/typebox';
+import type { Logger } from '../log.js';
+import type { OutputRecord, RuleEvent } from '../rules/types.js';
+
+/** How the core should treat an error a driver raised or reported. */
+export type ErrorClass =
+  /** Transient (connection lost, broker restarting, timeout): write the same items again later. */
+  | 'retry'
+  /** This item can never be written (bad value, constraint violation): dead-letter it. */
+  | 'reject'
+  /** The sink is misconfigured (auth, missing table): stop retrying blindly, report, keep retrying slowly. */
+  | 'fatal';
+
+/** What one rule output carries into a sink. */
+export interface SinkInput {
+  /** The rule's output record. */
+  readonly record: OutputRecord;
+  /** The message it came from (topic, payload, clientid, timestamps). */
+  readonly event: RuleEvent;
+  /** The rule that produced it. */
+  readonly ruleId: string;
+}
+
+/** Partial failure is a result, not an exception. Items in neither list were written durably. */
+export interface WriteResult {
+  /** Items the sink refused for good; the core dead-letters them with `error`. */
+  readonly rejected: ReadonlyArray<{ index: number; error: Error }>;
+  /** Items that hit a transient error; the core retries them with backoff. */
+  readonly retry: ReadonlyArray<number>;
+  /** The error behind `retry`, for logs and the retry counter's reason. */
+  readonly retryError?: Error;
+}
+
+export const ALL_WRITTEN: WriteResult = Object.freeze({ rejected: [], retry: [] });
+
+/** One item that could not be delivered, with why. Written durably before its message is acked. */
+export interface DeadLetter {
+  readonly ruleId: string;
+  readonly sink: string;
+  readonly reason: string;
+  readonly error: string;
+  readonly topic: string;
+  readonly payload: Buffer;
+  readonly record: OutputRecord | undefined;
+  readonly receivedAt: number;
+}
+
+/** An action binds one rule's outputs to one sink: the sink-specific part (table, columns, key…). */
+export interface BoundAction<Item> {
+  /** Turns one output into the item the driver writes. Throws to reject the output (dead-letter). */
+  encode(input: SinkInput): Item;
+  /** Batches only mix items of one key (e.g. one table); default: one batch stream per action. */
+  readonly batchKey?: string;
+}
+
+export interface Sink<ActionCfg = unknown, Item = unknown> {
+  /** Compiles an action's templates once, when rules load. Throws a WeirError for bad settings. */
+  bind(action: ActionCfg, ruleId: string): BoundAction<Item>;
+  /** Opens connections. No network I/O happens before this. */
+  connect(signal: AbortSignal): Promise<void>;
+  /**
+   * Writes one batch. Resolves when every item not listed in the result is durable (committed,
+   * acknowledged by the broker). Throwing means nothing of the batch is known durable; the core
+   * classifies the error and retries or rejects the whole batch.
+   */
+  write(items: Item[], signal: AbortSignal): Promise<WriteResult>;
+  /** Cheap health check for /readyz; throws when the service cannot be reached. */
+  probe(signal: AbortSignal): Promise<void>;
+  /** Classifies a driver error (one place per sink, see classify.ts in the sink's folder). */
+  classify(err: unknown): ErrorClass;
+  /** Stores dead letters durably, when the sink can (PostgreSQL: a table). */
+  deadLetter?(letters: DeadLetter[], signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SinkDeps {
+  /** The sink's name in weir.yaml (`sinks.<name>`). */
+  readonly name: string;
+  readonly log: Logger;
+}
+
+/** A sink type: its config schemas (the single source of its fields) and its factory. */
+export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
+  /** The folder name, the `type:` in weir.yaml, the registry key and the metric label. */
+  readonly type: string;
+  /** Schema of `sinks.<name>` in weir.yaml (without the shared `type`/`batch`/`retry` keys). */
+  readonly configSchema: TSchema;
+  /** Schema of an action of this sink in a rule file (without the shared `sink` key). */
+  readonly actionSchema: TSchema;
+  create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
+}
