@@ -1,0 +1,287 @@
+// A parsed statement → a CompiledRule whose evaluate() is a handful of closures. SELECT runs its
+// fields in order (each alias written back so that later fields and WHERE can read it), then
+// WHERE; FOREACH runs its fields, WHERE, then DO/INCASE per element of the collection — the
+// order EMQX 5 evaluates them in, so the same rules fail on the same messages.
+import type { Expr, Field, Statement, Target } from './ast.js';
+import { compileExpr, type CompileEnv } from './compile-expr.js';
+import { asEvalError, RuleEvalError } from './errors.js';
+import { decodedPayload, eventReader, inputSnapshot, type Ev } from './event-fields.js';
+import { FUNCTIONS } from './functions/all.js';
+import type { FunctionRegistry } from './functions/registry.js';
+import { LIMITS } from './limits.js';
+import { parseRule } from './parser.js';
+import { defineKey, putPath, type PutStep } from './paths.js';
+import { PendingCall, Scope, type SettledCalls } from './scope.js';
+import { compileTopicFilter } from './topic.js';
+import type { CompiledRule, EvalResult, MessageContext, OutputRecord } from './types.js';
+import type { Obj } from './values.js';
+
+/** A CompiledRule with what the compiler learnt about it. */
+export interface CompiledSqlRule extends CompiledRule {
+  readonly sql: string;
+  /** `payload.a.b` paths the rule reads. */
+  readonly payloadPaths: readonly string[];
+}
+
+type FieldOp = (s: Scope, out: Obj) => void;
+
+const NO_MATCH: EvalResult = Object.freeze({ matched: false }) as EvalResult;
+const NO_SLOTS: unknown[] = [];
+
+/** Parses and compiles rule SQL; throws a RuleError for any problem found before running it. */
+export function compileSql(sql: string, registry: FunctionRegistry = FUNCTIONS): CompiledSqlRule {
+  return compileStatement(parseRule(sql), sql, registry);
+}
+
+export function compileStatement(st: Statement, sql: string, registry: FunctionRegistry): CompiledSqlRule {
+  const slots = new Map<string, number>();
+  const slotNames: string[] = [];
+  const addSlot = (name: string): void => {
+    if (!slots.has(name)) {
+      slots.set(name, slotNames.length);
+      slotNames.push(name);
+    }
+  };
+  // A name gets a slot when something writes it that another part of the rule may read: aliases
+  // of read names (or any alias when `*` may copy it out), the FOREACH item, and `payload` once a
+  // path field has turned it into the decoded map (EMQX's handle_alias).
+  const reads = collectReads(st);
+  const allFields = [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])];
+  const hasStar = allFields.some((f) => f.kind === 'star');
+  for (const f of allFields) {
+    if (f.kind !== 'field') continue;
+    const root = f.alias?.root ?? (f.expr.kind === 'path' ? f.expr.root : undefined);
+    if (root === undefined) continue;
+    if (f.alias ? reads.all.has(root) || hasStar : root === 'payload' && f.expr.kind === 'path' && f.expr.segments.length > 0 && (reads.bare.has('payload') || hasStar)) {
+      addSlot(root);
+    }
+  }
+  let itemName = 'item';
+  if (st.kind === 'foreach') {
+    const last = st.fields[st.fields.length - 1];
+    if (last?.kind === 'field' && last.alias && last.alias.segments.length === 0) itemName = last.alias.root;
+    addSlot(itemName);
+  }
+  const env: CompileEnv = {
+    sql,
+    registry,
+    slotOf: (name) => slots.get(name),
+    usesAsync: false,
+    payloadPaths: new Set(),
+  };
+  const filters = st.from.map((f) => f.filter);
+  const matchers = filters.map(compileTopicFilter);
+  const fromMatches = matchers.length === 1 ? matchers[0]! : (topic: string) => matchers.some((m) => m(topic));
+  const where = st.where ? compileExpr(st.where, env) : undefined;
+  const nSlots = slotNames.length;
+
+  let run: (s: Scope) => EvalResult;
+  if (st.kind === 'select') {
+    const ops = st.fields.map((f) => compileField(f, env, slotNames));
+    run = (s) => {
+      const out: Obj = {};
+      for (let i = 0; i < ops.length; i++) (ops[i] as FieldOp)(s, out);
+      if (where !== undefined && where(s) !== true) return NO_MATCH;
+      return { matched: true, outputs: [out] };
+    };
+  } else {
+    run = compileForeach(st, env, slotNames, itemName, where);
+  }
+
+  const async = env.usesAsync;
+  const evaluate = async
+    ? (ctx: MessageContext, ruleId: string): Promise<EvalResult> => evaluateAsync(ctx, ruleId, nSlots, fromMatches, run)
+    : (ctx: MessageContext, ruleId: string): EvalResult => {
+        if (!fromMatches(ctx.event.topic)) return NO_MATCH;
+        const s = new Scope(ctx, ruleId, nSlots === 0 ? NO_SLOTS : new Array(nSlots), undefined);
+        try {
+          return run(s);
+        } catch (err) {
+          throw asEvalError(err);
+        }
+      };
+  return { filters, async, evaluate, sql, payloadPaths: [...env.payloadPaths] };
+}
+
+/** Re-runs the synchronous closures until every asynchronous call they reach has settled. */
+async function evaluateAsync(ctx: MessageContext, ruleId: string, nSlots: number, fromMatches: (t: string) => boolean, run: (s: Scope) => EvalResult): Promise<EvalResult> {
+  if (!fromMatches(ctx.event.topic)) return NO_MATCH;
+  const settled: SettledCalls = { next: 0, results: [] };
+  for (let round = 0; ; round++) {
+    settled.next = 0;
+    const s = new Scope(ctx, ruleId, new Array(nSlots), settled);
+    try {
+      return run(s);
+    } catch (err) {
+      if (!(err instanceof PendingCall)) throw asEvalError(err);
+      if (round > LIMITS.maxForeachOutputs) throw new RuleEvalError('rule.limit', 'too many asynchronous calls in one evaluation');
+      await err.promise;
+    }
+  }
+}
+
+function compileForeach(st: Extract<Statement, { kind: 'foreach' }>, env: CompileEnv, slotNames: string[], itemName: string, where: Ev | undefined): (s: Scope) => EvalResult {
+  const head = st.fields.slice(0, -1).map((f) => compileField(f, env, slotNames));
+  const last = st.fields[st.fields.length - 1] as Field;
+  // The parser rejects `*` as the last FOREACH field.
+  const lastField = last as Extract<Field, { kind: 'field' }>;
+  const collection = compileExpr(lastField.expr, env);
+  const putLast = compilePut(lastField, env);
+  const itemSlot = env.slotOf(itemName) as number;
+  const doOps = st.doFields?.map((f) => compileField(f, env, slotNames));
+  const incase = st.incase ? compileExpr(st.incase, env) : undefined;
+  const nSlots = slotNames.length;
+  return (s) => {
+    const selected: Obj = {};
+    for (const op of head) op(s, selected);
+    const list = collection(s);
+    putLast(s, selected, list);
+    if (where !== undefined && where(s) !== true) return NO_MATCH;
+    const outputs: OutputRecord[] = [];
+    if (!Array.isArray(list)) return { matched: true, outputs };
+    if (list.length > LIMITS.maxForeachOutputs) {
+      throw new RuleEvalError('rule.limit', `FOREACH over ${list.length} elements, more than ${LIMITS.maxForeachOutputs}`);
+    }
+    for (const item of list) {
+      // DO and INCASE see the event fields and the item only (EMQX's filter_collection).
+      const slots = new Array(nSlots);
+      slots[itemSlot] = item;
+      const is = new Scope(s.ctx, s.ruleId, slots, s.settled);
+      if (incase !== undefined && incase(is) !== true) continue;
+      if (doOps === undefined) {
+        const rec = inputSnapshot(is, []);
+        defineKey(rec, itemName, item);
+        outputs.push(rec);
+        continue;
+      }
+      const out: Obj = {};
+      for (const op of doOps) op(is, out);
+      outputs.push(out);
+    }
+    return { matched: true, outputs };
+  };
+}
+
+/** Where an unaliased field goes: its own path when it is one, else its text as a key. */
+function defaultTarget(f: Extract<Field, { kind: 'field' }>): Target {
+  const e = f.expr;
+  if (e.kind === 'path') {
+    let segs = e.segments;
+    // `payload.arr[1..2]` is output under payload.arr (EMQX drops the range from the key).
+    if (segs.length > 0 && segs[segs.length - 1]!.kind === 'slice') segs = segs.slice(0, -1);
+    if (segs.every((s) => s.kind === 'key' || (s.kind === 'index' && s.index.kind === 'literal' && typeof s.index.value === 'number'))) {
+      return { root: e.root, segments: segs };
+    }
+  }
+  // `SELECT 'abc'` is output as abc: 'abc' (EMQX), any other expression under its own text.
+  if (e.kind === 'literal' && typeof e.value === 'string') return { root: e.value, segments: [] };
+  return { root: f.text, segments: [] };
+}
+
+function putSteps(t: Target): PutStep[] {
+  return t.segments.map((s) => (s.kind === 'key' ? { key: s.name } : { index: (s.kind === 'index' && s.index.kind === 'literal' ? s.index.value : 0) as number }));
+}
+
+function compileField(f: Field, env: CompileEnv, slotNames: readonly string[]): FieldOp {
+  if (f.kind === 'star') {
+    return (s, out) => {
+      Object.assign(out, inputSnapshot(s, slotNames));
+    };
+  }
+  const ev = compileExpr(f.expr, env);
+  const put = compilePut(f, env);
+  return (s, out) => put(s, out, ev(s));
+}
+
+/** Writes a field's value into the output record and, where it is read later, back into its slot. */
+function compilePut(f: Extract<Field, { kind: 'field' }>, env: CompileEnv): (s: Scope, out: Obj, v: unknown) => void {
+  const target = f.alias ?? defaultTarget(f);
+  const root = target.root;
+  const slot = env.slotOf(root);
+  const path = putSteps(target);
+  // An unaliased path field writes back the value it read: only `payload` changes (to the
+  // decoded map), so that is the only write-back kept.
+  const writesBack = slot !== undefined && (f.alias !== undefined || root === 'payload');
+  if (path.length === 0) {
+    if (root === '__proto__' || !writesBack) {
+      return (_s, out, v) => {
+        if (v !== undefined) defineKey(out, root, v);
+      };
+    }
+    return (s, out, v) => {
+      if (v === undefined) return;
+      out[root] = v;
+      s.slots[slot] = v;
+    };
+  }
+  const base = eventReader(root, true);
+  return (s, out, v) => {
+    if (v === undefined) return;
+    defineKey(out, root, putPath(Object.hasOwn(out, root) ? out[root] : undefined, path, 0, v));
+    if (!writesBack) return;
+    if (f.alias === undefined) {
+      s.slots[slot] = decodedPayload(s);
+      return;
+    }
+    const cur = s.slots[slot];
+    s.slots[slot] = putPath(cur !== undefined ? cur : base(s), path, 0, v);
+  };
+}
+
+interface Reads {
+  /** Every name read as the root of a path. */
+  readonly all: Set<string>;
+  /** Names read on their own, without a path after them. */
+  readonly bare: Set<string>;
+}
+
+function collectReads(st: Statement): Reads {
+  const reads: Reads = { all: new Set(), bare: new Set() };
+  const visit = (e: Expr | undefined): void => {
+    if (!e) return;
+    switch (e.kind) {
+      case 'path':
+        reads.all.add(e.root);
+        if (e.segments.length === 0) reads.bare.add(e.root);
+        for (const seg of e.segments) if (seg.kind === 'index') visit(seg.index);
+        return;
+      case 'access':
+        visit(e.target);
+        for (const seg of e.segments) if (seg.kind === 'index') visit(seg.index);
+        return;
+      case 'array':
+        e.items.forEach(visit);
+        return;
+      case 'unary':
+        visit(e.arg);
+        return;
+      case 'binary':
+      case 'logic':
+        visit(e.left);
+        visit(e.right);
+        return;
+      case 'in':
+        visit(e.arg);
+        e.list.forEach(visit);
+        return;
+      case 'case':
+        visit(e.subject);
+        for (const w of e.whens) {
+          visit(w.when);
+          visit(w.then);
+        }
+        visit(e.otherwise);
+        return;
+      case 'call':
+        e.args.forEach(visit);
+        return;
+      default:
+        return;
+    }
+  };
+  const fields = [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])];
+  for (const f of fields) if (f.kind === 'field') visit(f.expr);
+  visit(st.where);
+  if (st.kind === 'foreach') visit(st.incase);
+  return reads;
+}

@@ -1,0 +1,104 @@
+// EMQX-style `${path}` templates, used by sinks to map output records to columns, keys and
+// topics. `${a.b}` alone gives the raw value (its type kept, undefined when missing); inside
+// other text values are rendered (maps and lists as JSON, missing as ''). A path is looked up in
+// the record first, then in the event (`${clientid}`, `${topic}`, `${payload.x}`).
+import { payloadText } from './context.js';
+import { getIndex, getKey } from './paths.js';
+import type { OutputRecord, RuleEvent } from './types.js';
+import { toStr } from './values.js';
+
+type PathStep = string | number;
+type Part = string | { readonly path: readonly PathStep[]; readonly text: string };
+
+const PLACEHOLDER = /\$\{([^}]*)\}/g;
+
+/** `a.b[2].c` → ['a', 'b', 2, 'c']. */
+function parsePath(text: string): PathStep[] {
+  const steps: PathStep[] = [];
+  for (const part of text.trim().split('.')) {
+    const m = /^([^[\]]*)((?:\[-?\d+\])*)$/.exec(part);
+    if (!m) {
+      steps.push(part);
+      continue;
+    }
+    if (m[1]) steps.push(m[1]);
+    for (const idx of (m[2] ?? '').matchAll(/\[(-?\d+)\]/g)) steps.push(Number(idx[1]));
+  }
+  return steps;
+}
+
+function parseTemplate(template: string): Part[] {
+  const parts: Part[] = [];
+  let last = 0;
+  for (const m of template.matchAll(PLACEHOLDER)) {
+    const at = m.index ?? 0;
+    if (at > last) parts.push(template.slice(last, at));
+    parts.push({ path: parsePath(m[1] ?? ''), text: (m[1] ?? '').trim() });
+    last = at + m[0].length;
+  }
+  if (last < template.length) parts.push(template.slice(last));
+  return parts;
+}
+
+/** The paths a template reads, as written (`payload.x`). */
+export function templatePaths(template: string): string[] {
+  return parseTemplate(template).flatMap((p) => (typeof p === 'string' ? [] : [p.text]));
+}
+
+function walk(v: unknown, path: readonly PathStep[], from: number): unknown {
+  for (let i = from; i < path.length && v !== undefined; i++) {
+    const step = path[i] as PathStep;
+    v = typeof step === 'number' ? getIndex(v, step) : getKey(v, step);
+  }
+  return v;
+}
+
+const decodedPayloads = new WeakMap<RuleEvent, unknown>();
+
+function eventValue(event: RuleEvent, path: readonly PathStep[]): unknown {
+  const root = path[0];
+  if (typeof root !== 'string') return undefined;
+  if (root === 'payload') {
+    if (path.length === 1) return payloadText(event.payload);
+    let decoded = decodedPayloads.get(event);
+    if (decoded === undefined) {
+      const raw = payloadText(event.payload);
+      try {
+        decoded = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+      } catch {
+        decoded = null; // not JSON: every payload.x is missing
+      }
+      decodedPayloads.set(event, decoded);
+    }
+    return walk(decoded, path, 1);
+  }
+  if (!Object.hasOwn(event, root)) return undefined;
+  return walk((event as unknown as Record<string, unknown>)[root], path, 1);
+}
+
+function lookup(path: readonly PathStep[], record: OutputRecord, event: RuleEvent | undefined): unknown {
+  if (path.length === 0) return undefined;
+  const v = walk(record, path, 0);
+  if (v !== undefined || event === undefined) return v;
+  return eventValue(event, path);
+}
+
+function render(v: unknown): string {
+  return v === undefined ? '' : toStr(v);
+}
+
+/** Compiles a template once; the result renders it for one record (and its event). */
+export function compileTemplate(template: string): (record: OutputRecord, event?: RuleEvent) => unknown {
+  const parts = parseTemplate(template);
+  const only = parts.length === 1 ? parts[0] : undefined;
+  if (only !== undefined && typeof only !== 'string') {
+    const path = only.path;
+    return (record, event) => lookup(path, record, event);
+  }
+  if (parts.every((p) => typeof p === 'string')) return () => template;
+  return (record, event) => {
+    let out = '';
+    for (const p of parts) out += typeof p === 'string' ? p : render(lookup(p.path, record, event));
+    return out;
+  };
+}

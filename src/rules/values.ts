@@ -1,0 +1,210 @@
+// The value model of rule SQL and EMQX's rules for comparing and converting values.
+// Erlang terms map to JS as: binary → string (Buffer when it is not text), integer/float →
+// number, true/false → boolean, JSON null → null, undefined (absent) → undefined, map → plain
+// object, list → array. Absent values are `undefined`, never `null`: JSON null is a value.
+import { RuleEvalError } from './errors.js';
+import { compileTopicFilter } from './topic.js';
+
+export type Obj = Record<string, unknown>;
+
+export function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+}
+
+export function isBinary(v: unknown): v is string | Buffer {
+  return typeof v === 'string' || v instanceof Uint8Array;
+}
+
+/** A short type name for error messages. */
+export function typeName(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (v instanceof Uint8Array) return 'binary';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'float';
+  if (typeof v === 'object') return 'map';
+  return typeof v;
+}
+
+export function typeError(what: string, ...args: unknown[]): RuleEvalError {
+  return new RuleEvalError('rule.type_error', `${what}: bad argument ${args.map(typeName).join(', ')}`);
+}
+
+/** EMQX's number(): an integer text, else a float text (`1.5`, `1.0e3`); anything else throws. */
+export function parseNumber(s: string): number {
+  const t = s.trim();
+  if (/^[+-]?\d+$/.test(t) || /^[+-]?\d+\.\d+([eE][+-]?\d+)?$/.test(t) || /^[+-]?\d+[eE][+-]?\d+$/.test(t)) {
+    return Number(t);
+  }
+  throw new RuleEvalError('rule.type_error', `cannot convert ${JSON.stringify(s)} to a number`);
+}
+
+/** Text of a binary: strings as they are, bytes decoded as UTF-8. */
+export function text(v: string | Uint8Array): string {
+  return typeof v === 'string' ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
+}
+
+/** Floats as EMQX prints them: up to 10 decimals, trailing zeros dropped. */
+export function formatNumber(n: number): string {
+  if (Number.isInteger(n) || !Number.isFinite(n)) return String(n);
+  if (Math.abs(n) >= 1e21 || Math.abs(n) < 1e-10) return String(n);
+  let s = n.toFixed(10);
+  s = s.replace(/0+$/, '');
+  if (s.endsWith('.')) s += '0';
+  return s;
+}
+
+/** EMQX's str(): any value as text (maps and lists JSON-encoded, absent as "undefined"). */
+export function toStr(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'number':
+      return formatNumber(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return 'undefined';
+    default:
+      if (v === null) return 'null';
+      if (v instanceof Uint8Array) return text(v);
+      return JSON.stringify(v, jsonReplacer);
+  }
+}
+
+/** JSON.stringify replacer: bytes as text when valid UTF-8. */
+export function jsonReplacer(this: unknown, _key: string, value: unknown): unknown {
+  if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer' && Array.isArray((value as { data?: unknown }).data)) {
+    return Buffer.from((value as { data: number[] }).data).toString('utf8');
+  }
+  return value;
+}
+
+const ATOM_RANK = 1;
+function rank(v: unknown): number {
+  if (typeof v === 'number') return 0;
+  if (typeof v === 'boolean' || v === null || v === undefined) return ATOM_RANK;
+  if (isBinary(v)) return 9;
+  if (Array.isArray(v)) return v.length === 0 ? 7 : 8;
+  return 6; // map
+}
+
+function atomText(v: unknown): string {
+  return v === undefined ? 'undefined' : v === null ? 'null' : String(v);
+}
+
+function compareBinaries(a: string | Uint8Array, b: string | Uint8Array): number {
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  const ba = typeof a === 'string' ? Buffer.from(a) : Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  const bb = typeof b === 'string' ? Buffer.from(b) : Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  return Buffer.compare(ba, bb);
+}
+
+/** Erlang's term order: number < atom < map < [] < list < binary. */
+export function compareTerms(a: unknown, b: unknown): number {
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra < rb ? -1 : 1;
+  switch (ra) {
+    case 0:
+      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+    case ATOM_RANK: {
+      const x = atomText(a);
+      const y = atomText(b);
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
+    case 9:
+      return compareBinaries(a as string, b as string);
+    case 8: {
+      const x = a as unknown[];
+      const y = b as unknown[];
+      const n = Math.min(x.length, y.length);
+      for (let i = 0; i < n; i++) {
+        const c = compareTerms(x[i], y[i]);
+        if (c !== 0) return c;
+      }
+      return x.length - y.length < 0 ? -1 : x.length > y.length ? 1 : 0;
+    }
+    case 6: {
+      const x = a as Obj;
+      const y = b as Obj;
+      const kx = Object.keys(x).sort();
+      const ky = Object.keys(y).sort();
+      if (kx.length !== ky.length) return kx.length < ky.length ? -1 : 1;
+      for (let i = 0; i < kx.length; i++) {
+        const c = compareTerms(kx[i], ky[i]);
+        if (c !== 0) return c;
+      }
+      for (const k of kx) {
+        const c = compareTerms(x[k], y[k]);
+        if (c !== 0) return c;
+      }
+      return 0;
+    }
+    default:
+      return 0;
+  }
+}
+
+/** Erlang `==`: structural equality, numbers by value. */
+export function termEquals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return compareTerms(a, b) === 0;
+}
+
+const topicMatchers = new Map<string, (t: string) => boolean>();
+
+/** `=~`: does the topic on the left match the filter on the right. */
+export function topicMatchOp(topic: unknown, filter: unknown): boolean {
+  if (!isBinary(topic) || !isBinary(filter)) return false;
+  const f = text(filter);
+  let m = topicMatchers.get(f);
+  if (!m) {
+    // Filters are usually constants; the cache is bounded so data-driven filters cannot grow it.
+    if (topicMatchers.size > 1000) topicMatchers.clear();
+    m = compileTopicFilter(f);
+    topicMatchers.set(f, m);
+  }
+  return m(text(topic));
+}
+
+/**
+ * A comparison as EMQX does it: undefined compares false with anything but undefined; a number
+ * against a string converts the string (throwing when it is not numeric); true/false/null
+ * against a string compare as their names; otherwise Erlang's term order.
+ */
+export function compareOp(op: string, l: unknown, r: unknown): boolean {
+  if (l === undefined || r === undefined) {
+    if (l !== r) return false;
+  } else if (typeof l === 'number' && isBinary(r)) {
+    r = parseNumber(text(r));
+  } else if (isBinary(l) && typeof r === 'number') {
+    l = parseNumber(text(l));
+  } else if ((typeof l === 'boolean' || l === null) && isBinary(r)) {
+    l = atomText(l);
+  } else if (isBinary(l) && (typeof r === 'boolean' || r === null)) {
+    r = atomText(r);
+  }
+  if (typeof l === 'number' && typeof r === 'number') {
+    switch (op) {
+      case '=': return l === r;
+      case '!=': case '<>': return l !== r;
+      case '<': return l < r;
+      case '<=': return l <= r;
+      case '>': return l > r;
+      case '>=': return l >= r;
+      default: return false;
+    }
+  }
+  switch (op) {
+    case '=': return termEquals(l, r);
+    case '!=': case '<>': return !termEquals(l, r);
+    case '<': return compareTerms(l, r) < 0;
+    case '<=': return compareTerms(l, r) <= 0;
+    case '>': return compareTerms(l, r) > 0;
+    case '>=': return compareTerms(l, r) >= 0;
+    case '=~': return topicMatchOp(l, r);
+    default: return false;
+  }
+}
