@@ -1,0 +1,22 @@
+// The list of commands, each in its own file.
+import { checkCommand } from './check.js';
+import { evalCommand } from './eval.js';
+import { migrateCommand } from './migrate.js';
+import { runCommand } from './run.js';
+
+export interface Command {
+  readonly summary: string;
+  run(args: string[]): Promise<number>;
+}
+
+export const COMMANDS: Record<string, Command> = {
+  run: runCommand,
+  check: checkCommand,
+  migrate: migrateCommand,
+  eval: evalCommand,
+};
+
+export function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(9)} ${c.summary}`);
+  return `usage: weir <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nweir <command> --help shows a command's options.\n`;
+}

@@ -1,0 +1,80 @@
+// weir run: start the pipeline and keep it running until SIGTERM/SIGINT; SIGHUP or an edit in
+// the rules directory reloads the rules.
+import { watch } from 'node:fs';
+import { Runtime } from '../core/runtime.js';
+import { errorText } from '../errors.js';
+import { createLogger, redactUrl } from '../log.js';
+import { MIGRATIONS_DIR } from '../paths.js';
+import { migrate } from '../sinks/postgres/migrate.js';
+import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
+import type { Command } from './commands.js';
+import { loadOrReport } from './load-or-report.js';
+
+const HELP = `usage: weir run [--config FILE] [--grace-ms N] [--drain]
+
+Connects to the broker and the sinks and runs the rules until SIGTERM or SIGINT. On those it stops
+reading, stores what it read, acks what it stored and disconnects, keeping its broker sessions so
+nothing is lost across a restart. SIGHUP, or an edit of a rule file, reloads the rules; an invalid
+edit is rejected and the running rules stay.
+
+${CONFIG_HELP}  --grace-ms N        how long shutdown waits for in-flight messages (default 30000)
+  --drain             on SIGTERM, leave the share group for good: unsubscribe, finish, end the
+                      broker sessions (for a member removed by a scale-down, not for restarts)
+`;
+
+export const runCommand: Command = {
+  summary: 'run the rules: broker → rules → sinks, ack after commit',
+  async run(args) {
+    const p = parse(args, { ...CONFIG_OPTION, 'grace-ms': { type: 'string' }, drain: { type: 'boolean' } }, HELP);
+    if ('exit' in p) return p.exit;
+    const cfg = loadOrReport(p.values.config);
+    if (!cfg) return 1;
+    const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel);
+    if (cfg.migrateOnStart) {
+      for (const s of cfg.sinks.values()) {
+        if (s.type.type !== 'postgres') continue;
+        try {
+          const r = await migrate(String(s.settings.url), MIGRATIONS_DIR);
+          log.info({ sink: s.name, applied: r.applied }, 'migrations applied');
+        } catch (err) {
+          log.error({ sink: s.name, err: redactUrl(errorText(err)) }, 'migrations failed; not starting');
+          return 1;
+        }
+      }
+    }
+    const runtime = new Runtime(cfg, log);
+    try {
+      await runtime.start();
+    } catch (err) {
+      log.error({ err: redactUrl(errorText(err)) }, 'start failed');
+      await runtime.stop({ graceMs: 0 });
+      return 1;
+    }
+    const graceMs = Number(p.values['grace-ms'] ?? 30_000);
+    let reloadTimer: NodeJS.Timeout | undefined;
+    const reload = () => {
+      clearTimeout(reloadTimer);
+      // Editors write a file in several steps; wait for the burst to end.
+      reloadTimer = setTimeout(() => void runtime.reloadRules(), 200);
+    };
+    const watcher = watch(cfg.rulesDir, () => reload());
+    watcher.on('error', (err) => log.warn({ err: err.message }, 'watching the rules directory failed; SIGHUP still reloads'));
+    process.on('SIGHUP', reload);
+    const code = await new Promise<number>((resolve) => {
+      const stop = (signal: string) => {
+        log.info({ signal }, 'signal received');
+        watcher.close();
+        runtime.stop({ graceMs, endSession: Boolean(p.values.drain) }).then(
+          () => resolve(0),
+          (err: unknown) => {
+            log.error({ err: errorText(err) }, 'shutdown failed');
+            resolve(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+    return code;
+  },
+};

@@ -1,0 +1,235 @@
+// weir.yaml + rules/*.yaml → one validated, frozen configuration, or every error found (each with
+// file:line:col). Nothing here connects to anything: `weir check` and `weir run` share this code.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { ConfigError, WeirError, errorText } from '../errors.js';
+import { compileJsonata, compileSql, RuleError, validateTopicFilter } from '../rules/index.js';
+import type { CompiledRule } from '../rules/types.js';
+import { sinkType, sinkTypeNames } from '../sinks/registry.js';
+import type { SinkType } from '../sinks/types.js';
+import { SinkCommonSpec, type BatchConfig, type RetryConfig } from './common-spec.js';
+import { RuleFileSpec, WeirSpec, type RuleFileConfig, type WeirFileConfig } from './schema.js';
+import { validatePart } from './validate.js';
+import { interpolateEnv, locate, parseYaml, type YamlSource } from './yaml-source.js';
+
+export interface SinkConfig {
+  readonly name: string;
+  readonly type: SinkType;
+  readonly batch: BatchConfig;
+  readonly retry: RetryConfig;
+  readonly max_in_flight: number;
+  /** The type-specific settings, validated against the type's configSchema. */
+  readonly settings: Record<string, unknown>;
+}
+
+export interface ActionConfig {
+  readonly sink: string;
+  /** The sink-specific settings, validated against the type's actionSchema. */
+  readonly settings: Record<string, unknown>;
+}
+
+export interface RuleConfig {
+  readonly id: string;
+  readonly file: string;
+  readonly source: string;
+  readonly sql?: string;
+  readonly jsonata?: string;
+  readonly compiled: CompiledRule;
+  readonly payloadFormat: 'json' | 'raw';
+  readonly enabled: boolean;
+  readonly actions: readonly ActionConfig[];
+  readonly tests: RuleFileConfig['tests'];
+}
+
+export interface WeirConfig {
+  readonly file: string;
+  readonly broker: WeirFileConfig['broker'];
+  readonly http: WeirFileConfig['http'];
+  readonly deadLetter: WeirFileConfig['dead_letter'];
+  readonly logLevel: string;
+  readonly migrateOnStart: boolean;
+  readonly node: string;
+  readonly rulesDir: string;
+  readonly sinks: ReadonlyMap<string, SinkConfig>;
+  readonly rules: readonly RuleConfig[];
+}
+
+/** Every problem found in a configuration, reported together. */
+export class ConfigErrors extends WeirError {
+  readonly errors: readonly ConfigError[];
+  constructor(errors: ConfigError[]) {
+    super('config.invalid', errors.map((e) => e.message).join('\n'));
+    this.errors = errors;
+  }
+}
+
+function readSource(file: string, errors: ConfigError[]): YamlSource | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    errors.push(new ConfigError('config.unreadable', `cannot read: ${errorText(err)}`, { file }));
+    return undefined;
+  }
+  const src = parseYaml(file, text);
+  errors.push(...src.errors);
+  return src.errors.length ? undefined : src;
+}
+
+/** Loads weir.yaml (with `${ENV}` interpolation) and the rule files of its rules_dir. */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, rulesDirOverride?: string): WeirConfig {
+  const errors: ConfigError[] = [];
+  const path = resolve(file);
+  const src = readSource(path, errors);
+  if (!src) throw new ConfigErrors(errors);
+  interpolateEnv(src, env);
+  const top = validatePart<WeirFileConfig>(WeirSpec, src.doc.toJS(), src, []);
+  errors.push(...src.errors.filter((e) => !errors.includes(e)), ...top.errors);
+  const cfg = top.value;
+
+  const sinks = new Map<string, SinkConfig>();
+  for (const [name, raw] of Object.entries(cfg.sinks ?? {})) {
+    const sc = loadSink(name, raw as Record<string, unknown>, src, errors);
+    if (sc) sinks.set(name, sc);
+  }
+  if (cfg.dead_letter?.sink !== undefined && !sinks.has(cfg.dead_letter.sink)) {
+    errors.push(new ConfigError('config.unknown_sink', `no sink named '${cfg.dead_letter.sink}' (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, { file: path, ...locate(src, ['dead_letter', 'sink']), path: 'dead_letter.sink' }));
+  }
+  if (cfg.broker && cfg.broker.share_group === '' && cfg.broker.connections > 1) {
+    errors.push(new ConfigError('config.invalid_value', 'without a share_group every connection would get every message: use connections: 1', { file: path, ...locate(src, ['broker', 'connections']), path: 'broker.connections' }));
+  }
+
+  const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
+  const rules = loadRules(rulesDir, sinks, errors);
+  if (errors.length) throw new ConfigErrors(errors);
+  return Object.freeze({
+    file: path,
+    broker: cfg.broker,
+    http: cfg.http,
+    deadLetter: cfg.dead_letter,
+    logLevel: cfg.log_level,
+    migrateOnStart: cfg.migrate_on_start,
+    node: cfg.node,
+    rulesDir,
+    sinks,
+    rules,
+  });
+}
+
+function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, errors: ConfigError[]): SinkConfig | undefined {
+  const type = sinkType(String(raw.type));
+  if (!type) {
+    errors.push(new ConfigError('config.unknown_sink_type', `unknown sink type '${String(raw.type)}' (known: ${sinkTypeNames().join(', ')})`, { file: src.file, ...locate(src, ['sinks', name, 'type']), path: `sinks.${name}.type` }));
+    return undefined;
+  }
+  const schema = Type.Composite([Type.Object(SinkCommonSpec), type.configSchema as never], { additionalProperties: false });
+  const { value, errors: errs } = validatePart<Record<string, unknown>>(schema, raw, src, ['sinks', name]);
+  errors.push(...errs);
+  const { type: _t, batch, retry, max_in_flight, ...settings } = value;
+  return { name, type, batch: batch as BatchConfig, retry: retry as RetryConfig, max_in_flight: max_in_flight as number, settings };
+}
+
+/** Loads every *.yaml / *.yml in `dir` as a rule file. */
+export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[]): RuleConfig[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort();
+  } catch (err) {
+    errors.push(new ConfigError('config.unreadable', `cannot read the rules directory: ${errorText(err)}`, { file: dir }));
+    return [];
+  }
+  const rules: RuleConfig[] = [];
+  const ids = new Map<string, string>();
+  for (const n of names) {
+    const file = join(dir, n);
+    if (!statSync(file).isFile()) continue;
+    const rule = loadRuleFile(file, sinks, errors);
+    if (!rule) continue;
+    const dup = ids.get(rule.id);
+    if (dup) {
+      errors.push(new ConfigError('config.duplicate_rule', `rule id '${rule.id}' is also used by ${dup}`, { file, line: 1, col: 1, path: 'id' }));
+      continue;
+    }
+    ids.set(rule.id, file);
+    rules.push(rule);
+  }
+  return rules;
+}
+
+/** One rule file → a compiled rule, or errors pushed to `errors`. `sinks` resolves action types. */
+export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[]): RuleConfig | undefined {
+  const before = errors.length;
+  const src = readSource(file, errors);
+  if (!src) return undefined;
+  const { value: r, errors: errs } = validatePart<RuleFileConfig>(RuleFileSpec, src.doc.toJS(), src, []);
+  errors.push(...errs);
+  if (errs.length) return undefined;
+  if ((r.sql === undefined) === (r.jsonata === undefined)) {
+    errors.push(new ConfigError('config.rule_source', 'a rule needs exactly one of `sql` or `jsonata`', { file, line: 1, col: 1 }));
+    return undefined;
+  }
+  if (r.jsonata !== undefined && !r.from) {
+    errors.push(new ConfigError('config.rule_source', 'a jsonata rule needs `from:` (its topic filters)', { file, ...locate(src, ['jsonata']), path: 'jsonata' }));
+    return undefined;
+  }
+  for (const [i, f] of (r.from ?? []).entries()) {
+    const why = validateTopicFilter(f);
+    if (why) errors.push(new ConfigError('config.topic_filter', why, { file, ...locate(src, ['from', i]), path: `from.${i}` }));
+  }
+  let compiled: CompiledRule | undefined;
+  try {
+    compiled = r.sql !== undefined ? compileSql(r.sql) : compileJsonata(r.jsonata!, r.from!);
+  } catch (err) {
+    errors.push(ruleErrorAt(src, r.sql !== undefined ? 'sql' : 'jsonata', err));
+  }
+  const actions: ActionConfig[] = [];
+  for (const [i, raw] of (r.actions ?? []).entries()) {
+    const a = raw as Record<string, unknown>;
+    const sink = sinks.get(String(a.sink));
+    if (!sink) {
+      errors.push(new ConfigError('config.unknown_sink', `no sink named '${String(a.sink)}' in weir.yaml (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, { file, ...locate(src, ['actions', i, 'sink']), path: `actions.${i}.sink` }));
+      continue;
+    }
+    const schema = Type.Composite([Type.Object({ sink: Type.String() }), sink.type.actionSchema as never], { additionalProperties: false });
+    const { value, errors: aerrs } = validatePart<Record<string, unknown>>(schema as TSchema, a, src, ['actions', i]);
+    errors.push(...aerrs);
+    const { sink: _s, ...settings } = value;
+    actions.push({ sink: sink.name, settings });
+  }
+  if (errors.length > before || !compiled) return undefined;
+  return {
+    id: r.id,
+    file,
+    source: r.sql ?? r.jsonata!,
+    sql: r.sql,
+    jsonata: r.jsonata,
+    compiled,
+    payloadFormat: r.payload_format,
+    enabled: r.enabled,
+    actions,
+    tests: r.tests,
+  };
+}
+
+/** A RuleError's line/col are relative to the SQL text: translate them to the file's. */
+function ruleErrorAt(src: YamlSource, key: string, err: unknown): ConfigError {
+  const at = locate(src, [key]);
+  if (!(err instanceof RuleError)) return new ConfigError('rule.invalid', errorText(err), { file: src.file, ...at, path: key });
+  const node = src.doc.get(key, true) as { type?: string } | undefined;
+  const block = node?.type === 'BLOCK_LITERAL' || node?.type === 'BLOCK_FOLDED';
+  let line: number;
+  let col: number;
+  if (block) {
+    line = at.line + err.line;
+    // The block's indentation is that of its first non-empty line (YAML 1.2 §8.1.1.1).
+    const text = src.text.split('\n');
+    const first = text.slice(at.line).find((l) => l.trim() !== '') ?? '';
+    col = (/^ */.exec(first)?.[0].length ?? 0) + err.col;
+  } else {
+    const quoted = node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE';
+    line = at.line + err.line - 1;
+    col = (err.line === 1 ? at.col + (quoted ? 1 : 0) : 0) + err.col;
+  }
+  return new ConfigError(err.code, err.message, { file: src.file, line, col, path: key });
+}

@@ -1,0 +1,140 @@
+// The schema of weir.yaml and of a rule file: the single source of every key's name, type,
+// default and description. Validation (config/load.ts), the TypeScript types and the JSON Schema
+// for editors all come from here.
+import { Type, type Static } from '@sinclair/typebox';
+
+const Tls = Type.Object(
+  {
+    ca: Type.Optional(Type.String({ description: 'Path of a PEM file with the CA certificates to trust.' })),
+    cert: Type.Optional(Type.String({ description: 'Path of the client certificate (PEM) for mutual TLS.' })),
+    key: Type.Optional(Type.String({ description: 'Path of the client private key (PEM).' })),
+    verify: Type.Boolean({ default: true, description: "Verify the broker's certificate and host name. Turn off only for tests." }),
+    servername: Type.Optional(Type.String({ description: 'SNI host name, when it differs from the URL host.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const BrokerSpec = Type.Object(
+  {
+    url: Type.String({ default: 'mqtt://127.0.0.1:1883', description: 'mqtt://host:port, or mqtts:// for TLS.', examples: ['mqtts://emqx:8883'] }),
+    protocol_version: Type.Union([Type.Literal(5), Type.Literal(4)], { default: 5, description: '5 = MQTT 5, 4 = MQTT 3.1.1.' }),
+    client_id: Type.String({
+      minLength: 1,
+      default: 'weir',
+      description: 'Connection i (0-based) uses "<client_id>-<i>". Keep it stable across restarts: the broker keeps each session and its queue under this id.',
+    }),
+    connections: Type.Integer({ minimum: 1, maximum: 64, default: 2, description: 'MQTT connections, all in one share group.' }),
+    share_group: Type.String({
+      default: 'weir',
+      pattern: '^[^/+#]*$',
+      description: 'Subscriptions are $share/<share_group>/<filter>. Empty: plain subscriptions (one connection only).',
+    }),
+    username: Type.Optional(Type.String()),
+    password: Type.Optional(Type.String({ description: 'Use ${ENV} interpolation; never logged.' })),
+    keepalive_s: Type.Integer({ minimum: 0, maximum: 65535, default: 30 }),
+    session_expiry_s: Type.Integer({
+      minimum: 0,
+      default: 7 * 24 * 3600,
+      description: 'How long the broker keeps the session (and queues messages) while weir is away. MQTT 5 only; 3.1.1 sessions do not expire.',
+    }),
+    tls: Type.Optional(Tls),
+    reconnect: Type.Object(
+      {
+        min_ms: Type.Integer({ minimum: 10, default: 500 }),
+        max_ms: Type.Integer({ minimum: 10, default: 30_000 }),
+      },
+      { additionalProperties: false, default: {}, description: 'Exponential backoff with full jitter between reconnect attempts.' },
+    ),
+    ack: Type.Union([Type.Literal('after_commit'), Type.Literal('on_receive')], {
+      default: 'after_commit',
+      description: 'after_commit: PUBACK only once every output of the message is durable (at-least-once). on_receive: PUBACK at once (fast, loses in-flight messages on a crash).',
+    }),
+    max_unacked: Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      default: 10_000,
+      description: "Per connection: messages received and not yet acked. When reached, weir stops reading the socket and the broker queues. Also sent as MQTT 5 Receive Maximum.",
+    }),
+    max_payload_bytes: Type.Integer({ minimum: 1, default: 1024 * 1024, description: 'Larger payloads are dead-lettered (reason payload_too_large) instead of evaluated.' }),
+    publisher_clientid: Type.Object(
+      {
+        user_property: Type.Optional(Type.String({ description: 'MQTT 5 User Property carrying the publisher clientid (first choice).' })),
+        topic_level: Type.Optional(Type.Integer({ minimum: 1, description: '1-based topic level holding the clientid (device/<id>/telemetry → 2).' })),
+      },
+      { additionalProperties: false, default: {}, description: 'Where `clientid` comes from: a subscriber is not told who published.' },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+export type BrokerConfig = Static<typeof BrokerSpec>;
+
+export const HttpSpec = Type.Object(
+  {
+    host: Type.String({ default: '0.0.0.0' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 9464, description: '/metrics, /healthz, /readyz. 0 picks a free port.' }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const DeadLetterSpec = Type.Object(
+  {
+    sink: Type.Optional(Type.String({ description: 'A sink that stores dead letters itself (postgres: table weir_dead_letter).' })),
+    file: Type.Optional(Type.String({ description: 'Otherwise: a JSON-lines file, fsynced before the messages are acked.' })),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+/** weir.yaml. `sinks` entries are validated against their type's spec in config/load.ts. */
+export const WeirSpec = Type.Object(
+  {
+    broker: BrokerSpec,
+    sinks: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]*$' }), Type.Object({ type: Type.String() }, { additionalProperties: true }), {
+      default: {},
+      description: 'Named sinks; rules refer to them by name.',
+    }),
+    rules_dir: Type.String({ default: './rules', description: 'Directory of rule files (*.yaml), relative to weir.yaml.' }),
+    dead_letter: DeadLetterSpec,
+    http: HttpSpec,
+    log_level: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+    migrate_on_start: Type.Boolean({ default: false, description: 'Apply migrations/ to every postgres sink before starting.' }),
+    node: Type.String({ default: 'weir@localhost', description: 'The `node` event field.' }),
+  },
+  { additionalProperties: false },
+);
+export type WeirFileConfig = Static<typeof WeirSpec>;
+
+export const RuleTestSpec = Type.Object(
+  {
+    name: Type.Optional(Type.String()),
+    event: Type.Record(Type.String(), Type.Unknown()),
+    expect: Type.Object(
+      {
+        outputs: Type.Optional(Type.Array(Type.Unknown())),
+        no_match: Type.Optional(Type.Boolean()),
+        error: Type.Optional(Type.String()),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** A rule file in rules/. `actions[*]` are validated against their sink type's action spec. */
+export const RuleFileSpec = Type.Object(
+  {
+    id: Type.String({ pattern: '^[A-Za-z0-9_.-]+$', description: 'Unique rule id; the `rule` metric label.' }),
+    description: Type.Optional(Type.String()),
+    enabled: Type.Boolean({ default: true }),
+    sql: Type.Optional(Type.String({ description: 'EMQX rule SQL.' })),
+    jsonata: Type.Optional(Type.String({ description: 'A JSONata expression instead of sql; needs `from`.' })),
+    from: Type.Optional(Type.Array(Type.String(), { minItems: 1, description: 'Topic filters of a JSONata rule.' })),
+    payload_format: Type.Union([Type.Literal('json'), Type.Literal('raw')], {
+      default: 'json',
+      description: 'json: a payload that is not JSON is dead-lettered (reason invalid_payload) instead of evaluated. raw: the rule gets any payload.',
+    }),
+    actions: Type.Array(Type.Object({ sink: Type.String() }, { additionalProperties: true }), { default: [] }),
+    tests: Type.Optional(Type.Array(RuleTestSpec)),
+  },
+  { additionalProperties: false },
+);
+export type RuleFileConfig = Static<typeof RuleFileSpec>;

@@ -1,0 +1,56 @@
+// Validates one part of a YAML document against its TypeBox schema: fills defaults, converts
+// interpolated strings to the numbers and booleans the schema wants, and turns each violation into
+// a ConfigError that names the file, line, column, key and what was expected.
+import { Kind, type TSchema } from '@sinclair/typebox';
+import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { ConfigError } from '../errors.js';
+import { locate, locateKey, type YamlSource } from './yaml-source.js';
+
+export function validatePart<T>(schema: TSchema, value: unknown, src: YamlSource, base: ReadonlyArray<string | number>): { value: T; errors: ConfigError[] } {
+  const withDefaults = Value.Default(schema, structuredClone(value ?? {}));
+  const converted = Value.Convert(schema, withDefaults);
+  const errors: ConfigError[] = [];
+  const seen = new Set<string>();
+  for (const err of Value.Errors(schema, converted)) {
+    // A union reports one error per branch and one for itself; keep the first per path.
+    if (seen.has(err.path)) continue;
+    seen.add(err.path);
+    const rel = err.path.split('/').slice(1).map(unescapePointer);
+    const path = [...base, ...rel];
+    const unknownKey = err.type === ValueErrorType.ObjectAdditionalProperties || err.message === 'Unexpected property';
+    const where = unknownKey ? locateKey(src, path) : locate(src, path);
+    errors.push(new ConfigError(unknownKey ? 'config.unknown_key' : 'config.invalid_value', describe(err, rel), { file: src.file, ...where, path: path.join('.') }));
+  }
+  return { value: converted as T, errors };
+}
+
+function unescapePointer(s: string): string {
+  return s.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function describe(err: ValueError, rel: string[]): string {
+  const got = err.value === undefined ? 'nothing' : JSON.stringify(err.value);
+  const s = err.schema as TSchema & { anyOf?: TSchema[]; const?: unknown; minimum?: number; maximum?: number; pattern?: string; description?: string };
+  switch (err.type) {
+    case ValueErrorType.ObjectAdditionalProperties:
+      return `unknown key '${rel.at(-1)}'`;
+    case ValueErrorType.ObjectRequiredProperty:
+      return `required key missing${s.description ? ` (${s.description})` : ''}`;
+    case ValueErrorType.Union: {
+      const options = (s.anyOf ?? []).map((o) => (o as { const?: unknown }).const).filter((c) => c !== undefined);
+      if (options.length) return `expected one of ${options.map((o) => JSON.stringify(o)).join(', ')}, got ${got}`;
+      return `expected ${(s.anyOf ?? []).map((o) => o[Kind]).join(' or ')}, got ${got}`;
+    }
+    case ValueErrorType.NumberMinimum:
+    case ValueErrorType.IntegerMinimum:
+      return `expected a number >= ${s.minimum}, got ${got}`;
+    case ValueErrorType.NumberMaximum:
+    case ValueErrorType.IntegerMaximum:
+      return `expected a number <= ${s.maximum}, got ${got}`;
+    case ValueErrorType.StringPattern:
+      return `expected text matching ${s.pattern}, got ${got}`;
+    default:
+      if (err.message === 'Unexpected property') return `unknown key '${rel.at(-1)}'`;
+      return `${err.message.replace(/^Expected/, 'expected')}, got ${got}`;
+  }
+}

@@ -1,0 +1,74 @@
+// The unacked QoS 1 messages of one connection, in arrival order. A message settles whenever its
+// outputs are durable, in any order; PUBACKs leave in arrival order (MQTT 3.1.1 §4.6 requires it,
+// and brokers count on it), so a settled message waits for the ones before it.
+import type { Socket } from 'node:net';
+
+export interface Slot {
+  readonly messageId: number;
+  readonly qos: 1 | 2;
+  done: boolean;
+}
+
+export class AckWindow {
+  private slots: Slot[] = [];
+  private head = 0;
+  private dead = false;
+
+  constructor(
+    private readonly max: number,
+    private readonly socket: Socket,
+    private readonly onAcked: (count: number) => void,
+  ) {}
+
+  /** Messages received and not acked yet. */
+  get size(): number {
+    return this.slots.length - this.head;
+  }
+
+  get full(): boolean {
+    return this.size >= this.max;
+  }
+
+  /** Below the low-water mark: reading may resume (hysteresis avoids pausing on every message). */
+  get hasRoom(): boolean {
+    return this.size <= this.max / 2;
+  }
+
+  push(messageId: number, qos: 1 | 2): Slot {
+    const slot: Slot = { messageId, qos, done: false };
+    this.slots.push(slot);
+    return slot;
+  }
+
+  /** Marks a message durable and sends every PUBACK that is now in order. */
+  settle(slot: Slot): void {
+    if (this.dead || slot.done) return;
+    slot.done = true;
+    if (this.slots[this.head] !== slot) return;
+    const first = this.head;
+    while (this.head < this.slots.length && this.slots[this.head]!.done) this.head++;
+    const n = this.head - first;
+    // One write for the run: PUBACK (or PUBREC for a QoS 2 message a broker sent anyway) is four
+    // bytes, fixed header + packet id; MQTT 5 lets a success reason code be omitted (§3.4.2.1).
+    const out = Buffer.allocUnsafe(4 * n);
+    for (let i = 0; i < n; i++) {
+      const s = this.slots[first + i]!;
+      out[4 * i] = s.qos === 1 ? 0x40 : 0x50;
+      out[4 * i + 1] = 2;
+      out.writeUInt16BE(s.messageId, 4 * i + 2);
+    }
+    this.socket.write(out);
+    // Drop the acked prefix now and then, not on every ack.
+    if (this.head > 4096 && this.head * 2 > this.slots.length) {
+      this.slots = this.slots.slice(this.head);
+      this.head = 0;
+    }
+    this.onAcked(n);
+  }
+
+  /** The connection is gone: nothing more can be acked on it. Returns how many were pending. */
+  abandon(): number {
+    this.dead = true;
+    return this.size;
+  }
+}

@@ -1,0 +1,74 @@
+// N MQTT connections in one share group, each subscribed to $share/<group>/<filter> for every
+// filter the rules read. Messages go to the pipeline; their PUBACKs wait for its settle (or go out
+// at once with `ack: on_receive`).
+import type { BrokerConfig } from '../config/schema.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/names.js';
+import { MqttSession, type MessageHandler } from './mqtt-session.js';
+
+export class Ingest {
+  readonly sessions: MqttSession[] = [];
+
+  constructor(
+    private readonly cfg: BrokerConfig,
+    handler: MessageHandler,
+    metrics: Metrics,
+    log: Logger,
+  ) {
+    const onReceive = cfg.ack === 'on_receive';
+    for (let i = 0; i < cfg.connections; i++) {
+      const id = `${cfg.client_id}-${i}`;
+      const received = metrics.ingestReceived.labels(id);
+      const acked = metrics.ingestAcked.labels(id);
+      const unacked = metrics.ingestUnacked.labels(id);
+      const connected = metrics.ingestConnected.labels(id);
+      const abandoned = metrics.ingestAbandoned.labels(id);
+      // In on_receive mode the message is acked first and handled after, with nothing to wait for.
+      const h: MessageHandler = onReceive ? (msg, settle) => { settle(); handler(msg, noop); } : handler;
+      const session = new MqttSession(cfg, i, h, log, {
+        onState: (up) => connected.set(up ? 1 : 0),
+        onReceived: () => { received.inc(); unacked.inc(); },
+        onAcked: (n) => { acked.inc(n); unacked.dec(n); },
+        onAbandoned: (n) => { abandoned.inc(n); unacked.dec(n); },
+      });
+      this.sessions.push(session);
+    }
+  }
+
+  get connected(): boolean {
+    return this.sessions.length > 0 && this.sessions.every((s) => s.connected);
+  }
+
+  /** Turns rule filters into this group's subscriptions. */
+  subscriptionFilters(filters: readonly string[]): string[] {
+    const group = this.cfg.share_group;
+    return filters.map((f) => (group ? `$share/${group}/${f}` : f));
+  }
+
+  async start(filters: readonly string[]): Promise<void> {
+    for (const s of this.sessions) {
+      await s.setFilters(this.subscriptionFilters(filters));
+      s.start();
+    }
+  }
+
+  /** Follows a rule reload: subscribe to new filters and unsubscribe from dropped ones, live. */
+  async setFilters(filters: readonly string[]): Promise<void> {
+    await Promise.all(this.sessions.map((s) => s.setFilters(this.subscriptionFilters(filters))));
+  }
+
+  pauseReading(): void {
+    for (const s of this.sessions) s.pauseReading();
+  }
+
+  async drained(timeoutMs: number): Promise<boolean> {
+    const results = await Promise.all(this.sessions.map((s) => s.drained(timeoutMs)));
+    return results.every(Boolean);
+  }
+
+  async close(endSession = false): Promise<void> {
+    await Promise.all(this.sessions.map((s) => s.close(endSession)));
+  }
+}
+
+function noop(): void {}

@@ -1,0 +1,335 @@
+// One MQTT connection that reads on while its QoS 1 messages are still being stored, and PUBACKs
+// each one only when the pipeline settles it, in arrival order.
+//
+// Why not mqtt.js: its client reads the next packet of a connection only after the handler of the
+// current QoS 1 message has called back, so holding the PUBACK until a batch commits leaves one
+// message in flight per connection (48 msg/s per connection with 20 ms commits, measured). This
+// session is built on mqtt-packet, the codec under mqtt.js, and does the few things a subscriber
+// needs: CONNECT with a persistent session, SUBSCRIBE, PUBLISH in, PUBACK out, keepalive, and
+// reconnect with backoff. See docs/ingest.md.
+import net from 'node:net';
+import { readFileSync } from 'node:fs';
+import tls from 'node:tls';
+import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet';
+import type { BrokerConfig } from '../config/schema.js';
+import { redactUrl, type Logger } from '../log.js';
+import { AckWindow } from './ack-window.js';
+
+export interface InboundMessage {
+  readonly topic: string;
+  readonly payload: Buffer;
+  readonly qos: 0 | 1 | 2;
+  readonly retain: boolean;
+  readonly dup: boolean;
+  readonly properties: IPublishPacket['properties'];
+  readonly receivedAt: number;
+}
+
+/** Called for every message; `settle` must be called exactly once, when it may be acked. */
+export type MessageHandler = (msg: InboundMessage, settle: () => void) => void;
+
+export interface SessionEvents {
+  onState?(connected: boolean): void;
+  onReceived?(): void;
+  onAcked?(count: number): void;
+  /** Messages received but not acked when the connection dropped (the broker will redeliver). */
+  onAbandoned?(count: number): void;
+}
+
+type State = 'idle' | 'connecting' | 'connected' | 'closing' | 'closed';
+
+export class MqttSession {
+  readonly clientId: string;
+  private state: State = 'idle';
+  private socket: net.Socket | undefined;
+  private window: AckWindow | undefined;
+  private readonly filters = new Set<string>();
+  private nextPacketId = 1;
+  private attempt = 0;
+  private keepaliveTimer: NodeJS.Timeout | undefined;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private pingOutstanding = false;
+  private readonly pending = new Map<number, (ok: boolean, detail: string) => void>();
+  private connectedWaiters: Array<() => void> = [];
+
+  constructor(
+    private readonly cfg: BrokerConfig,
+    index: number,
+    private readonly handler: MessageHandler,
+    private readonly log: Logger,
+    private readonly events: SessionEvents = {},
+  ) {
+    this.clientId = `${cfg.client_id}-${index}`;
+  }
+
+  get connected(): boolean {
+    return this.state === 'connected';
+  }
+
+  get unacked(): number {
+    return this.window?.size ?? 0;
+  }
+
+  start(): void {
+    if (this.state !== 'idle') return;
+    this.open();
+  }
+
+  /** Resolves when the session is connected (or immediately when it already is). */
+  whenConnected(): Promise<void> {
+    if (this.state === 'connected') return Promise.resolve();
+    return new Promise((resolve) => this.connectedWaiters.push(resolve));
+  }
+
+  /** Sets the subscribed filters (already $share-prefixed); sends the difference when connected. */
+  async setFilters(filters: readonly string[]): Promise<void> {
+    const next = new Set(filters);
+    const added = [...next].filter((f) => !this.filters.has(f));
+    const removed = [...this.filters].filter((f) => !next.has(f));
+    this.filters.clear();
+    for (const f of next) this.filters.add(f);
+    if (this.state !== 'connected') return;
+    await Promise.all([added.length ? this.subscribe(added) : undefined, removed.length ? this.unsubscribe(removed) : undefined]);
+  }
+
+  /** Stops reading new messages (the broker keeps them queued in the session). */
+  pauseReading(): void {
+    this.socket?.pause();
+  }
+
+  /** Resolves when every received message has been settled and acked, or after `timeoutMs`. */
+  async drained(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while ((this.window?.size ?? 0) > 0) {
+      if (Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return true;
+  }
+
+  /**
+   * Disconnects. With `endSession` (MQTT 5) the session expiry is set to 0 so the broker drops the
+   * session and stops queueing for this member; otherwise the session stays for the next start.
+   */
+  async close(endSession = false): Promise<void> {
+    if (this.state === 'closed') return;
+    const wasConnected = this.state === 'connected';
+    this.state = 'closing';
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.keepaliveTimer);
+    const sock = this.socket;
+    if (sock && wasConnected) {
+      const disconnect: Packet = endSession && this.cfg.protocol_version === 5
+        ? { cmd: 'disconnect', reasonCode: 0, properties: { sessionExpiryInterval: 0 } }
+        : { cmd: 'disconnect' };
+      await new Promise<void>((resolve) => sock.end(mqttPacket.generate(disconnect, { protocolVersion: this.cfg.protocol_version }), () => resolve()));
+    }
+    sock?.destroy();
+    this.state = 'closed';
+  }
+
+  private open(): void {
+    this.state = 'connecting';
+    const url = new URL(this.cfg.url);
+    const secure = url.protocol === 'mqtts:' || url.protocol === 'ssl:' || url.protocol === 'tls:';
+    const port = Number(url.port || (secure ? 8883 : 1883));
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    let sock: net.Socket;
+    if (secure) {
+      const t = this.cfg.tls;
+      sock = tls.connect({
+        host,
+        port,
+        servername: t?.servername ?? (net.isIP(host) ? undefined : host),
+        rejectUnauthorized: t?.verify ?? true,
+        ca: t?.ca ? readFileSync(t.ca) : undefined,
+        cert: t?.cert ? readFileSync(t.cert) : undefined,
+        key: t?.key ? readFileSync(t.key) : undefined,
+      });
+      sock.once('secureConnect', () => this.sendConnect(sock));
+    } else {
+      sock = net.connect({ host, port });
+      sock.once('connect', () => this.sendConnect(sock));
+    }
+    sock.setNoDelay(true);
+    this.socket = sock;
+    const parser = mqttPacket.parser({ protocolVersion: this.cfg.protocol_version });
+    parser.on('packet', (p: Packet) => this.onPacket(p, sock));
+    parser.on('error', (err: Error) => {
+      this.log.error({ client_id: this.clientId, err: err.message }, 'malformed packet from broker; reconnecting');
+      sock.destroy();
+    });
+    sock.on('data', (chunk: Buffer) => parser.parse(chunk));
+    sock.on('error', (err) => this.log.warn({ client_id: this.clientId, err: redactUrl(err.message) }, 'broker connection error'));
+    sock.on('close', () => this.onClose(sock));
+  }
+
+  private sendConnect(sock: net.Socket): void {
+    const v5 = this.cfg.protocol_version === 5;
+    const packet: Packet = {
+      cmd: 'connect',
+      protocolId: 'MQTT',
+      protocolVersion: this.cfg.protocol_version,
+      clientId: this.clientId,
+      // Never clean: a share group keeps dealing messages to this member's session while it is away.
+      clean: false,
+      keepalive: this.cfg.keepalive_s,
+      username: this.cfg.username,
+      password: this.cfg.password === undefined ? undefined : Buffer.from(this.cfg.password),
+      properties: v5 ? { sessionExpiryInterval: this.cfg.session_expiry_s, receiveMaximum: this.cfg.max_unacked } : undefined,
+    };
+    sock.write(mqttPacket.generate(packet, { protocolVersion: this.cfg.protocol_version }));
+  }
+
+  private onPacket(p: Packet, sock: net.Socket): void {
+    if (sock !== this.socket) return;
+    switch (p.cmd) {
+      case 'publish':
+        return this.onPublish(p, sock);
+      case 'connack': {
+        const code = this.cfg.protocol_version === 5 ? p.reasonCode : p.returnCode;
+        if (code) {
+          this.log.error({ client_id: this.clientId, code }, 'broker refused the connection');
+          sock.destroy();
+          return;
+        }
+        this.onConnected(sock, p.sessionPresent);
+        return;
+      }
+      case 'suback':
+      case 'unsuback': {
+        const done = this.pending.get(p.messageId!);
+        this.pending.delete(p.messageId!);
+        const codes: number[] = (p as { granted?: number[]; reasonCode?: number[] | number }).granted ?? [];
+        const bad = codes.filter((c) => (typeof c === 'number' ? c : 0) >= 0x80);
+        done?.(bad.length === 0, bad.length ? `reason codes ${bad.join(',')}` : '');
+        return;
+      }
+      case 'pingresp':
+        this.pingOutstanding = false;
+        return;
+      case 'disconnect':
+        this.log.warn({ client_id: this.clientId, reason: (p as { reasonCode?: number }).reasonCode }, 'broker sent DISCONNECT');
+        sock.destroy();
+        return;
+      case 'pubrel':
+        // QoS 2 is never requested (subscriptions are QoS 1); answer politely if a broker sends it.
+        sock.write(mqttPacket.generate({ cmd: 'pubcomp', messageId: p.messageId! }, { protocolVersion: this.cfg.protocol_version }));
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onConnected(sock: net.Socket, sessionPresent: boolean): void {
+    this.attempt = 0;
+    this.state = 'connected';
+    this.window = new AckWindow(this.cfg.max_unacked, sock, (n) => this.events.onAcked?.(n));
+    this.log.info({ client_id: this.clientId, session_present: sessionPresent }, 'connected to broker');
+    this.events.onState?.(true);
+    clearInterval(this.keepaliveTimer);
+    if (this.cfg.keepalive_s > 0) {
+      this.keepaliveTimer = setInterval(() => {
+        if (this.pingOutstanding) {
+          this.log.warn({ client_id: this.clientId }, 'no PINGRESP within keepalive; reconnecting');
+          sock.destroy();
+          return;
+        }
+        this.pingOutstanding = true;
+        sock.write(mqttPacket.generate({ cmd: 'pingreq' }));
+      }, this.cfg.keepalive_s * 1000);
+    }
+    // Subscribing again is harmless when the session kept the subscriptions, and restores them
+    // when it did not (session expired, broker restarted without persistence).
+    if (this.filters.size) {
+      this.subscribe([...this.filters]).catch((err: Error) => this.log.error({ client_id: this.clientId, err: err.message }, 'subscribe failed'));
+    }
+    for (const w of this.connectedWaiters.splice(0)) w();
+  }
+
+  private onPublish(p: IPublishPacket, sock: net.Socket): void {
+    this.events.onReceived?.();
+    const msg: InboundMessage = {
+      topic: p.topic,
+      payload: typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload,
+      qos: p.qos,
+      retain: p.retain,
+      dup: p.dup,
+      properties: p.properties,
+      receivedAt: Date.now(),
+    };
+    if (p.qos === 0) {
+      this.handler(msg, noop);
+      return;
+    }
+    const window = this.window!;
+    const slot = window.push(p.messageId!, p.qos);
+    if (window.full) sock.pause();
+    this.handler(msg, () => {
+      window.settle(slot);
+      if (sock.isPaused() && window.hasRoom && this.socket === sock && this.state === 'connected') sock.resume();
+    });
+  }
+
+  private onClose(sock: net.Socket): void {
+    if (sock !== this.socket) return;
+    clearInterval(this.keepaliveTimer);
+    this.pingOutstanding = false;
+    for (const [, done] of this.pending) done(false, 'connection closed');
+    this.pending.clear();
+    const abandoned = this.window?.abandon() ?? 0;
+    if (abandoned) this.events.onAbandoned?.(abandoned);
+    this.window = undefined;
+    const wasConnected = this.state === 'connected';
+    if (wasConnected) {
+      this.log.warn({ client_id: this.clientId, unacked_abandoned: abandoned }, 'disconnected from broker');
+      this.events.onState?.(false);
+    }
+    if (this.state === 'closing' || this.state === 'closed') return;
+    this.state = 'connecting';
+    // Exponential backoff with full jitter, so a fleet of sidecars does not reconnect in lockstep.
+    const { min_ms, max_ms } = this.cfg.reconnect;
+    const cap = Math.min(max_ms, min_ms * 2 ** Math.min(this.attempt, 16));
+    const delay = min_ms + Math.random() * (cap - min_ms);
+    this.attempt++;
+    this.reconnectTimer = setTimeout(() => this.open(), delay);
+  }
+
+  private send(packet: Packet): void {
+    this.socket?.write(mqttPacket.generate(packet, { protocolVersion: this.cfg.protocol_version }));
+  }
+
+  private allocId(): number {
+    const id = this.nextPacketId;
+    this.nextPacketId = id >= 65535 ? 1 : id + 1;
+    return id;
+  }
+
+  private request(packet: Packet & { messageId: number }, what: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.set(packet.messageId, (ok, detail) => (ok ? resolve() : reject(new Error(`${what} refused: ${detail}`))));
+      this.send(packet);
+    });
+  }
+
+  private subscribe(filters: string[]): Promise<void> {
+    const v5 = this.cfg.protocol_version === 5;
+    return this.request(
+      {
+        cmd: 'subscribe',
+        messageId: this.allocId(),
+        // rh 1: retained messages only for a new subscription, not again on every reconnect.
+        subscriptions: filters.map((topic) => (v5 ? { topic, qos: 1 as const, rh: 1, rap: false, nl: false } : { topic, qos: 1 as const })),
+      },
+      `SUBSCRIBE ${filters.join(', ')}`,
+    ).then(() => this.log.info({ client_id: this.clientId, filters }, 'subscribed'));
+  }
+
+  private unsubscribe(filters: string[]): Promise<void> {
+    return this.request({ cmd: 'unsubscribe', messageId: this.allocId(), unsubscriptions: filters }, `UNSUBSCRIBE ${filters.join(', ')}`).then(() =>
+      this.log.info({ client_id: this.clientId, filters }, 'unsubscribed'),
+    );
+  }
+}
+
+function noop(): void {}

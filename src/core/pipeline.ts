@@ -1,0 +1,203 @@
+// One message's path: router → each matching rule's compiled closures → each output to each of the
+// rule's actions → settle (PUBACK) once every output is stored or dead-lettered. The counters
+// follow EMQX: matched = passed + failed, failed = failed_exception + failed_no_result.
+import { randomBytes } from 'node:crypto';
+import type { BrokerConfig } from '../config/schema.js';
+import type { RuleConfig } from '../config/load.js';
+import { errorText } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/names.js';
+import { createMessageContext } from '../rules/index.js';
+import type { EvalResult, MessageContext, RuleEvent } from '../rules/types.js';
+import type { DeadLetterQueue } from './dead-letter.js';
+import type { InboundMessage } from './mqtt-session.js';
+import { TopicRouter } from './router.js';
+import type { ActionHandle, Outcome, SinkRunner } from './sink-runner.js';
+
+export interface LiveRule {
+  readonly cfg: RuleConfig;
+  readonly actions: ReadonlyArray<{ runner: SinkRunner; handle: ActionHandle }>;
+}
+
+export class Pipeline {
+  private router = new TopicRouter<LiveRule>();
+  private rules: LiveRule[] = [];
+  private readonly idPrefix = randomBytes(6).toString('hex');
+  private seq = 0;
+
+  constructor(
+    private readonly broker: BrokerConfig,
+    private readonly node: string,
+    private readonly runners: ReadonlyMap<string, SinkRunner>,
+    private readonly dlq: () => DeadLetterQueue,
+    private readonly metrics: Metrics,
+    private readonly log: Logger,
+  ) {}
+
+  get liveRules(): readonly LiveRule[] {
+    return this.rules;
+  }
+
+  /** The topic filters the enabled rules read, for the ingest's subscriptions. */
+  filters(): string[] {
+    return [...new Set(this.rules.flatMap((r) => r.cfg.compiled.filters))];
+  }
+
+  /**
+   * Replaces the rule set. Rules whose file content is unchanged keep their bound actions (and so
+   * their batches in progress); others are bound anew; removed rules' batches are flushed.
+   */
+  setRules(rules: readonly RuleConfig[]): void {
+    const old = new Map(this.rules.map((r) => [r.cfg.id, r]));
+    const next: LiveRule[] = [];
+    for (const cfg of rules.filter((r) => r.enabled)) {
+      const prev = old.get(cfg.id);
+      if (prev && sameRule(prev.cfg, cfg)) {
+        next.push(prev);
+        old.delete(cfg.id);
+        continue;
+      }
+      const actions = cfg.actions.map((a) => {
+        const runner = this.runners.get(a.sink)!;
+        return { runner, handle: runner.bind(cfg.id, a.settings) };
+      });
+      next.push({ cfg, actions });
+    }
+    for (const gone of [...old.values()]) for (const a of gone.actions) a.runner.unbind(a.handle);
+    const router = new TopicRouter<LiveRule>();
+    for (const r of next) for (const f of r.cfg.compiled.filters) router.add(f, r);
+    this.router = router;
+    this.rules = next;
+  }
+
+  /** Handles one message; calls `settle` once everything it produced is durable. */
+  handle(msg: InboundMessage, settle: () => void): void {
+    const m = this.metrics;
+    const rules = this.router.match(msg.topic);
+    if (rules.length === 0) {
+      m.ingestNoRule.inc();
+      settle();
+      return;
+    }
+    const event = this.toEvent(msg);
+    let pending = 1;
+    const done = () => {
+      if (--pending === 0) settle();
+    };
+    if (msg.payload.length > this.broker.max_payload_bytes) {
+      pending++;
+      void this.dlq()
+        .put({ ruleId: rules.map((r) => r.cfg.id).join(','), sink: '', reason: 'payload_too_large', error: `payload of ${msg.payload.length} bytes exceeds broker.max_payload_bytes (${this.broker.max_payload_bytes})`, topic: msg.topic, payload: msg.payload, record: undefined, receivedAt: msg.receivedAt })
+        .then(done);
+      done();
+      return;
+    }
+    const ctx = createMessageContext(event);
+    for (const rule of rules) {
+      const id = rule.cfg.id;
+      m.ruleMatched.labels(id).inc();
+      if (rule.cfg.payloadFormat === 'json' && ctx.decodedPayload() === undefined) {
+        pending++;
+        this.ruleFailed(rule, event, 'invalid_payload', 'payload is not valid JSON (set payload_format: raw to accept any payload)').then(done);
+        continue;
+      }
+      let result: EvalResult | Promise<EvalResult>;
+      try {
+        result = rule.cfg.compiled.evaluate(ctx, id);
+      } catch (err) {
+        pending++;
+        this.ruleFailed(rule, event, 'rule_exception', errorText(err)).then(done);
+        continue;
+      }
+      pending++;
+      if (result instanceof Promise) {
+        result.then(
+          (r) => this.dispatch(rule, r, event, ctx, done),
+          (err: unknown) => this.ruleFailed(rule, event, 'rule_exception', errorText(err)).then(done),
+        );
+      } else {
+        this.dispatch(rule, result, event, ctx, done);
+      }
+    }
+    done();
+  }
+
+  /** Sends a rule's outputs to its actions; `done` is called once, when all of them are durable. */
+  private dispatch(rule: LiveRule, result: EvalResult, event: RuleEvent, _ctx: MessageContext, done: () => void): void {
+    const m = this.metrics;
+    const id = rule.cfg.id;
+    if (!result.matched || result.outputs.length === 0) {
+      m.ruleFailed.labels(id).inc();
+      m.ruleFailedNoResult.labels(id).inc();
+      done();
+      return;
+    }
+    m.rulePassed.labels(id).inc();
+    let pending = 1;
+    const one = () => {
+      if (--pending === 0) done();
+    };
+    const bytes = typeof event.payload === 'string' ? event.payload.length : event.payload.length;
+    for (const record of result.outputs) {
+      for (const a of rule.actions) {
+        pending++;
+        m.ruleActionsTotal.labels(id).inc();
+        a.runner.enqueue(a.handle, { record, event, ruleId: id }, bytes, (outcome: Outcome) => {
+          (outcome === 'stored' ? m.ruleActionsSuccess : m.ruleActionsFailed).labels(id).inc();
+          one();
+        });
+      }
+    }
+    one();
+  }
+
+  private async ruleFailed(rule: LiveRule, event: RuleEvent, reason: string, error: string): Promise<void> {
+    const id = rule.cfg.id;
+    this.metrics.ruleFailed.labels(id).inc();
+    this.metrics.ruleFailedException.labels(id).inc();
+    this.log.debug({ rule: id, reason, err: error, topic: event.topic }, 'rule failed on a message; dead-lettering it');
+    const payload = typeof event.payload === 'string' ? Buffer.from(event.payload) : event.payload;
+    await this.dlq().put({ ruleId: id, sink: '', reason, error, topic: event.topic, payload, record: undefined, receivedAt: event.publish_received_at ?? Date.now() });
+  }
+
+  private toEvent(msg: InboundMessage): RuleEvent {
+    const props = msg.properties;
+    const userProps = props?.userProperties;
+    const pc = this.broker.publisher_clientid;
+    let clientid: string | undefined;
+    if (pc.user_property && userProps) {
+      const v = userProps[pc.user_property];
+      clientid = Array.isArray(v) ? v[0] : v;
+    }
+    if (clientid === undefined && pc.topic_level) clientid = msg.topic.split('/')[pc.topic_level - 1];
+    return {
+      id: `${this.idPrefix}${(this.seq++).toString(16).padStart(10, '0')}`,
+      clientid,
+      topic: msg.topic,
+      qos: msg.qos,
+      flags: { retain: msg.retain, dup: msg.dup },
+      payload: msg.payload,
+      timestamp: msg.receivedAt,
+      publish_received_at: msg.receivedAt,
+      pub_props: props ? pubProps(props) : {},
+      node: this.node,
+      event: 'message.publish',
+    };
+  }
+}
+
+/** MQTT 5 publish properties under EMQX's names (`User-Property`, `Content-Type`…). */
+function pubProps(p: NonNullable<InboundMessage['properties']>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (p.userProperties) out['User-Property'] = p.userProperties;
+  if (p.contentType !== undefined) out['Content-Type'] = p.contentType;
+  if (p.payloadFormatIndicator !== undefined) out['Payload-Format-Indicator'] = p.payloadFormatIndicator ? 1 : 0;
+  if (p.messageExpiryInterval !== undefined) out['Message-Expiry-Interval'] = p.messageExpiryInterval;
+  if (p.responseTopic !== undefined) out['Response-Topic'] = p.responseTopic;
+  if (p.correlationData !== undefined) out['Correlation-Data'] = p.correlationData;
+  return out;
+}
+
+function sameRule(a: RuleConfig, b: RuleConfig): boolean {
+  return a.source === b.source && a.payloadFormat === b.payloadFormat && JSON.stringify(a.actions) === JSON.stringify(b.actions);
+}

@@ -1,0 +1,127 @@
+// Start sinks → rules → ingest; stop in reverse. Shutdown stops reading, writes what was read,
+// acks what was written, and disconnects: nothing is acked that was not stored.
+import type http from 'node:http';
+import { resolve } from 'node:path';
+import { loadRules, type WeirConfig } from '../config/load.js';
+import { ConfigError, errorText } from '../errors.js';
+import type { Logger } from '../log.js';
+import { createMetrics, type Metrics } from '../metrics/names.js';
+import { DeadLetterQueue, fileDeadLetterWriter, sinkDeadLetterWriter, type DeadLetterWriter } from './dead-letter.js';
+import { boundPort, startHttp } from './http.js';
+import { Ingest } from './ingest.js';
+import { Pipeline } from './pipeline.js';
+import { SinkRunner } from './sink-runner.js';
+
+export interface StopOptions {
+  /** How long to wait for in-flight messages to be stored and acked. */
+  graceMs?: number;
+  /** Leave the share group for good: unsubscribe, finish, and end the session (MQTT 5 expiry 0). */
+  endSession?: boolean;
+}
+
+export class Runtime {
+  readonly metrics: Metrics;
+  readonly runners = new Map<string, SinkRunner>();
+  readonly pipeline: Pipeline;
+  readonly ingest: Ingest;
+  private readonly abort = new AbortController();
+  private dlq: DeadLetterQueue | undefined;
+  private server: http.Server | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private stopping: Promise<void> | undefined;
+
+  constructor(
+    readonly cfg: WeirConfig,
+    private readonly log: Logger,
+  ) {
+    this.metrics = createMetrics();
+    for (const sc of cfg.sinks.values()) {
+      const sink = sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }) });
+      this.runners.set(sc.name, new SinkRunner(sc, sink, () => this.deadLetters(), this.metrics, log, this.abort.signal));
+    }
+    this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, () => this.deadLetters(), this.metrics, log);
+    this.ingest = new Ingest(cfg.broker, (msg, settle) => this.pipeline.handle(msg, settle), this.metrics, log);
+  }
+
+  get httpPort(): number | undefined {
+    return this.server ? boundPort(this.server) : undefined;
+  }
+
+  async start(): Promise<void> {
+    this.dlq = new DeadLetterQueue(this.deadLetterWriter(), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, this.log, this.abort.signal);
+    this.server = await startHttp(this.cfg.http.host, this.cfg.http.port, this.metrics.registry, {
+      readiness: () => this.readiness(),
+      rules: () => this.pipeline.liveRules.map((r) => ({ id: r.cfg.id, file: r.cfg.file, source: r.cfg.source, filters: r.cfg.compiled.filters, actions: r.cfg.actions.map((a) => a.sink) })),
+      sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.type.type, ...r.status })),
+    });
+    // Sinks connect in the background: while one is down its messages stay unacked, the ingest
+    // stops reading at max_unacked, and the broker queues. Nothing waits on a sink to start.
+    for (const r of this.runners.values()) void r.connect();
+    this.probeTimer = setInterval(() => {
+      for (const r of this.runners.values()) void r.probe();
+    }, 5000);
+    this.probeTimer.unref();
+    this.pipeline.setRules(this.cfg.rules);
+    await this.ingest.start(this.pipeline.filters());
+    this.log.info({ http_port: this.httpPort, rules: this.cfg.rules.length, sinks: this.runners.size }, 'weir started');
+  }
+
+  /** Reloads the rule files; an invalid set is rejected whole and the running rules stay. */
+  async reloadRules(): Promise<ConfigError[]> {
+    const errors: ConfigError[] = [];
+    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors);
+    if (errors.length) {
+      for (const e of errors) this.log.error({ code: e.code, err: e.message }, 'rule rejected; the running rules stay');
+      return errors;
+    }
+    this.pipeline.setRules(rules);
+    await this.ingest.setFilters(this.pipeline.filters());
+    this.log.info({ rules: rules.map((r) => r.id) }, 'rules reloaded');
+    return [];
+  }
+
+  readiness(): { ready: boolean; detail: Record<string, unknown> } {
+    const sinks = Object.fromEntries([...this.runners.values()].map((r) => [r.name, r.ready]));
+    const broker = this.ingest.connected;
+    return { ready: broker && Object.values(sinks).every(Boolean) && !this.stopping, detail: { broker, sinks } };
+  }
+
+  stop(opts: StopOptions = {}): Promise<void> {
+    this.stopping ??= this.doStop(opts);
+    return this.stopping;
+  }
+
+  private async doStop({ graceMs = 30_000, endSession = false }: StopOptions): Promise<void> {
+    this.log.info({ grace_ms: graceMs, end_session: endSession }, endSession ? 'draining: leaving the share group' : 'stopping');
+    if (endSession) {
+      // Unsubscribe first so the broker stops dealing this member messages, then finish the rest.
+      await this.ingest.setFilters([]).catch((err: unknown) => this.log.warn({ err: errorText(err) }, 'unsubscribe failed'));
+    } else {
+      this.ingest.pauseReading();
+    }
+    const deadline = Date.now() + graceMs;
+    for (const r of this.runners.values()) await Promise.race([r.flush(), new Promise((res) => setTimeout(res, Math.max(0, deadline - Date.now())))]);
+    const drained = await this.ingest.drained(Math.max(0, deadline - Date.now()));
+    if (!drained) this.log.warn('grace period over with messages unacked; the broker will redeliver them');
+    this.abort.abort();
+    await this.ingest.close(endSession && drained);
+    clearInterval(this.probeTimer);
+    for (const r of this.runners.values()) await r.close().catch((err: unknown) => this.log.warn({ sink: r.name, err: errorText(err) }, 'closing sink failed'));
+    await new Promise<void>((res) => (this.server ? this.server.close(() => res()) : res()));
+    this.log.info('stopped');
+  }
+
+  private deadLetters(): DeadLetterQueue {
+    return this.dlq!;
+  }
+
+  private deadLetterWriter(): DeadLetterWriter {
+    const dl = this.cfg.deadLetter;
+    if (dl.sink) return sinkDeadLetterWriter(this.runners.get(dl.sink)!.sink);
+    if (dl.file) return fileDeadLetterWriter(resolve(dl.file));
+    // Default: the first sink that stores dead letters itself, else a file beside the config.
+    const capable = [...this.runners.values()].find((r) => r.sink.deadLetter);
+    if (capable) return sinkDeadLetterWriter(capable.sink);
+    return fileDeadLetterWriter(resolve('weir-dead-letter.jsonl'));
+  }
+}

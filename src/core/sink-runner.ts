@@ -1,0 +1,222 @@
+// Everything a sink needs besides its driver, written once: batching per action, a bounded number
+// of batches in flight (p-queue), retries with backoff, splitting a batch around the items the
+// sink rejects, dead-lettering them, readiness, and the counters. A driver only writes a batch.
+import PQueue from 'p-queue';
+import type { SinkConfig } from '../config/load.js';
+import { errorText } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Metrics } from '../metrics/names.js';
+import { backoffMs, sleep } from '../retry/backoff.js';
+import type { BoundAction, DeadLetter, Sink, SinkInput } from '../sinks/types.js';
+import { Batcher } from './batcher.js';
+import type { DeadLetterQueue } from './dead-letter.js';
+
+/** How an item ended. Every item ends exactly once. */
+export type Outcome = 'stored' | 'dead_lettered';
+
+interface Entry {
+  readonly item: unknown;
+  readonly input: SinkInput;
+  readonly bytes: number;
+  readonly done: (outcome: Outcome) => void;
+}
+
+/** A rule's action bound to this sink: its encoder and its batch stream. */
+export class ActionHandle {
+  constructor(
+    readonly ruleId: string,
+    readonly bound: BoundAction<unknown>,
+    readonly batcher: Batcher<Entry>,
+    readonly labels: { sink: string; rule: string },
+  ) {}
+}
+
+export class SinkRunner {
+  readonly name: string;
+  private readonly queue: PQueue;
+  private readonly actions = new Set<ActionHandle>();
+  private up = false;
+  private lastError = '';
+
+  constructor(
+    readonly cfg: SinkConfig,
+    readonly sink: Sink,
+    private readonly dlq: () => DeadLetterQueue,
+    private readonly metrics: Metrics,
+    private readonly log: Logger,
+    private readonly signal: AbortSignal,
+  ) {
+    this.name = cfg.name;
+    this.queue = new PQueue({ concurrency: cfg.max_in_flight });
+  }
+
+  get ready(): boolean {
+    return this.up;
+  }
+
+  get status(): { up: boolean; last_error: string; pending_batches: number } {
+    return { up: this.up, last_error: this.lastError, pending_batches: this.queue.size + this.queue.pending };
+  }
+
+  /** Connects, retrying with backoff until it succeeds or the runner is stopped. */
+  async connect(): Promise<void> {
+    for (let attempt = 1; !this.signal.aborted; attempt++) {
+      try {
+        await this.sink.connect(this.signal);
+        this.setUp(true);
+        return;
+      } catch (err) {
+        this.setUp(false, err);
+        await sleep(backoffMs(this.cfg.retry, attempt), this.signal);
+      }
+    }
+  }
+
+  /** Checks the sink for /readyz (called periodically). */
+  async probe(): Promise<void> {
+    try {
+      await this.sink.probe(this.signal);
+      this.setUp(true);
+    } catch (err) {
+      this.setUp(false, err);
+    }
+  }
+
+  bind(ruleId: string, settings: Record<string, unknown>): ActionHandle {
+    const bound = this.sink.bind(settings, ruleId) as BoundAction<unknown>;
+    const labels = { sink: this.name, rule: ruleId };
+    const handle: ActionHandle = new ActionHandle(ruleId, bound, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)), labels);
+    this.actions.add(handle);
+    return handle;
+  }
+
+  /** Forgets an action after a reload removed it; its batch is flushed first. */
+  unbind(handle: ActionHandle): void {
+    handle.batcher.flushNow();
+    this.actions.delete(handle);
+  }
+
+  /** Hands one rule output to the action; `done` is called once it is stored or dead-lettered. */
+  enqueue(handle: ActionHandle, input: SinkInput, bytes: number, done: (outcome: Outcome) => void): void {
+    this.metrics.sinkMatched.labels(handle.labels).inc();
+    let item: unknown;
+    try {
+      item = handle.bound.encode(input);
+    } catch (err) {
+      this.deadLetter(handle, [{ item: undefined, input, bytes, done }], 'encode_error', err);
+      return;
+    }
+    this.metrics.sinkQueuing.labels(handle.labels).inc();
+    handle.batcher.add({ item, input, bytes, done }, bytes);
+  }
+
+  /** Flushes every batch and resolves when nothing of this sink is queued or in flight. */
+  async flush(): Promise<void> {
+    for (const a of this.actions) a.batcher.flushNow();
+    await this.queue.onIdle();
+  }
+
+  async close(): Promise<void> {
+    await this.sink.close();
+  }
+
+  private submit(handle: ActionHandle, batch: Entry[]): void {
+    this.metrics.sinkQueuing.labels(handle.labels).dec(batch.length);
+    this.metrics.sinkInflight.labels(handle.labels).inc(batch.length);
+    void this.queue.add(() => this.writeBatch(handle, batch, 1));
+  }
+
+  /** Writes a batch until every entry is stored or dead-lettered. */
+  private async writeBatch(handle: ActionHandle, batch: Entry[], attempt: number): Promise<void> {
+    const m = this.metrics;
+    const started = performance.now();
+    let result;
+    try {
+      result = await this.sink.write(batch.map((e) => e.item), this.signal);
+    } catch (err) {
+      const cls = safeClassify(this.sink, err);
+      if (cls === 'reject') {
+        // The batch holds an item the sink refuses: split it until the bad ones stand alone, so
+        // every good item is stored and only the bad ones are dead-lettered.
+        if (batch.length === 1) return this.deadLetter(handle, batch, 'rejected', err, true);
+        const mid = batch.length >> 1;
+        await this.writeBatch(handle, batch.slice(0, mid), attempt);
+        await this.writeBatch(handle, batch.slice(mid), attempt);
+        return;
+      }
+      return this.retryLater(handle, batch, attempt, err, cls);
+    }
+    m.batchLatency.labels(this.name).observe((performance.now() - started) / 1000);
+    m.batchSize.labels(this.name).observe(batch.length);
+    this.setUp(true);
+    const failed = new Set<number>([...result.retry, ...result.rejected.map((r) => r.index)]);
+    let stored = 0;
+    for (let i = 0; i < batch.length; i++) {
+      if (failed.has(i)) continue;
+      stored++;
+      batch[i]!.done('stored');
+    }
+    m.sinkSuccess.labels(handle.labels).inc(stored);
+    m.sinkInflight.labels(handle.labels).dec(stored);
+    for (const r of result.rejected) await this.deadLetter(handle, [batch[r.index]!], 'rejected', r.error, true);
+    if (result.retry.length) {
+      await this.retryLater(handle, result.retry.map((i) => batch[i]!), attempt, result.retryError ?? new Error('sink asked to retry'), 'retry');
+    }
+  }
+
+  private async retryLater(handle: ActionHandle, batch: Entry[], attempt: number, err: unknown, cls: string): Promise<void> {
+    const m = this.metrics;
+    this.setUp(false, err);
+    const max = this.cfg.retry.max_attempts;
+    if (max > 0 && attempt >= max) return this.deadLetter(handle, batch, 'retries_exhausted', err, true);
+    this.log.warn({ sink: this.name, rule: handle.ruleId, class: cls, attempt, items: batch.length, err: errorText(err) }, 'write failed; will retry');
+    await sleep(backoffMs(this.cfg.retry, attempt), this.signal);
+    if (this.signal.aborted) {
+      // Shutting down: these items end here unstored; their messages stay unacked and the broker
+      // redelivers them to the next session.
+      m.sinkFailed.labels(handle.labels).inc(batch.length);
+      m.sinkInflight.labels(handle.labels).dec(batch.length);
+      return;
+    }
+    m.sinkRetried.labels(handle.labels).inc(batch.length);
+    await this.writeBatch(handle, batch, attempt + 1);
+  }
+
+  private async deadLetter(handle: ActionHandle, entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
+    const m = this.metrics;
+    const letters: DeadLetter[] = entries.map((e) => ({
+      ruleId: handle.ruleId,
+      sink: this.name,
+      reason,
+      error: errorText(err),
+      topic: e.input.event.topic,
+      payload: Buffer.isBuffer(e.input.event.payload) ? e.input.event.payload : Buffer.from(e.input.event.payload),
+      record: e.input.record,
+      receivedAt: e.input.event.publish_received_at ?? Date.now(),
+    }));
+    await Promise.all(letters.map((l) => this.dlq().put(l)));
+    m.sinkDeadLettered.labels(handle.labels).inc(entries.length);
+    if (wasInflight) m.sinkInflight.labels(handle.labels).dec(entries.length);
+    for (const e of entries) e.done('dead_lettered');
+  }
+
+  private setUp(up: boolean, err?: unknown): void {
+    if (up !== this.up) {
+      if (up) this.log.info({ sink: this.name }, 'sink up');
+      else this.log.warn({ sink: this.name, err: errorText(err) }, 'sink down');
+    }
+    this.up = up;
+    if (err !== undefined) this.lastError = errorText(err);
+    this.metrics.sinkUp.labels(this.name).set(up ? 1 : 0);
+  }
+}
+
+function safeClassify(sink: Sink, err: unknown): string {
+  // Programming errors are never worth retrying.
+  if (err instanceof TypeError || err instanceof RangeError) return 'reject';
+  try {
+    return sink.classify(err);
+  } catch {
+    return 'retry';
+  }
+}

@@ -1,0 +1,54 @@
+// Every metric weir exports, declared once, in EMQX's words. docs/metrics.md documents the same
+// table; test/metrics-doc.test.ts keeps the two in step.
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export function createMetrics(registry = new Registry()) {
+  const c = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers: [registry] });
+  const g = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
+  return {
+    registry,
+    // Ingest, per MQTT connection (label `connection` = its client id).
+    ingestReceived: c('weir_ingest_received_total', 'PUBLISH packets received from the broker.', ['connection']),
+    ingestAcked: c('weir_ingest_acked_total', 'QoS 1 messages PUBACKed to the broker.', ['connection']),
+    ingestAbandoned: c('weir_ingest_abandoned_total', 'Unacked messages left behind when a connection dropped; the broker redelivers them.', ['connection']),
+    ingestUnacked: g('weir_ingest_unacked', 'Messages received and not yet acked.', ['connection']),
+    ingestConnected: g('weir_ingest_connected', '1 while the connection is up.', ['connection']),
+    ingestNoRule: c('weir_ingest_no_rule_total', 'Messages whose topic matched no enabled rule (acked, nothing to store).', []),
+    // Rules (EMQX: matched = passed + failed; failed = failed.exception + failed.no_result).
+    ruleMatched: c('weir_rule_matched_total', "Messages whose topic matched the rule's FROM.", ['rule']),
+    rulePassed: c('weir_rule_passed_total', 'Messages for which the rule produced output.', ['rule']),
+    ruleFailed: c('weir_rule_failed_total', 'Messages for which the rule produced no output (exception or no result).', ['rule']),
+    ruleFailedException: c('weir_rule_failed_exception_total', 'Evaluation errors, including payloads that are not JSON (dead-lettered).', ['rule']),
+    ruleFailedNoResult: c('weir_rule_failed_no_result_total', 'WHERE was false (or FOREACH produced nothing).', ['rule']),
+    ruleActionsTotal: c('weir_rule_actions_total', 'Outputs handed to actions.', ['rule']),
+    ruleActionsSuccess: c('weir_rule_actions_success_total', 'Outputs an action stored.', ['rule']),
+    ruleActionsFailed: c('weir_rule_actions_failed_total', 'Outputs an action could not store (dead-lettered or dropped).', ['rule']),
+    // Actions and sinks (label `sink` = the name in weir.yaml, `rule` = the rule that fed it).
+    sinkMatched: c('weir_sink_matched_total', 'Items handed to the sink.', ['sink', 'rule']),
+    sinkSuccess: c('weir_sink_success_total', 'Items the sink stored durably.', ['sink', 'rule']),
+    sinkFailed: c('weir_sink_failed_total', 'Items that ended neither stored nor dead-lettered (writes abandoned at shutdown; the broker redelivers their messages).', ['sink', 'rule']),
+    sinkRetried: c('weir_sink_retried_total', 'Item write attempts repeated after a transient error.', ['sink', 'rule']),
+    sinkDeadLettered: c('weir_sink_dead_lettered_total', 'Items the sink rejected, stored in the dead letter.', ['sink', 'rule']),
+    sinkDropped: c('weir_sink_dropped_total', 'Items dropped by an explicit policy.', ['sink', 'rule', 'reason']),
+    sinkQueuing: g('weir_sink_queuing', 'Items waiting in a batch.', ['sink', 'rule']),
+    sinkInflight: g('weir_sink_inflight', 'Items in batches being written.', ['sink', 'rule']),
+    sinkUp: g('weir_sink_up', '1 while the last write or probe of the sink succeeded.', ['sink']),
+    batchSize: new Histogram({
+      name: 'weir_sink_batch_size',
+      help: 'Items per written batch.',
+      labelNames: ['sink'],
+      buckets: [1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000],
+      registers: [registry],
+    }),
+    batchLatency: new Histogram({
+      name: 'weir_sink_batch_latency_seconds',
+      help: 'Time to write one batch.',
+      labelNames: ['sink'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    deadLetters: c('weir_dead_letter_total', 'Dead letters stored, by reason.', ['reason']),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

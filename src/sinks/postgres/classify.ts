@@ -1,0 +1,42 @@
+// PostgreSQL errors → what the core does with them, by SQLSTATE class (Appendix A of the
+// PostgreSQL manual), in one place.
+import { WeirError } from '../../errors.js';
+import type { ErrorClass } from '../types.js';
+
+const NODE_TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+
+export function classifyPgError(err: unknown): ErrorClass {
+  // weir's own errors say whether retrying helps (not connected yet: yes; unknown column: no).
+  if (err instanceof WeirError) return err.retriable ? 'retry' : 'fatal';
+  const e = err as { code?: string; message?: string };
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (NODE_TRANSIENT.has(code)) return 'retry';
+  if (/^[0-9A-Z]{5}$/.test(code)) {
+    switch (code.slice(0, 2)) {
+      // 22 data exception (bad value for the column type), 23 integrity constraint (NOT NULL,
+      // CHECK, UNIQUE without ON CONFLICT): this row will never go in. Dead-letter it.
+      case '22':
+      case '23':
+        return 'reject';
+      // 08 connection exception, 53 insufficient resources, 57 operator intervention (shutdown,
+      // cannot connect now), 40 serialization failure/deadlock, 58 system error: try again.
+      case '08':
+      case '53':
+      case '57':
+      case '40':
+      case '58':
+        return 'retry';
+      // 28 invalid authorization, 3D no such database, 42 syntax or access rule (missing table
+      // or column, no privilege): an operator must act; the core keeps retrying slowly.
+      case '28':
+      case '3D':
+      case '42':
+        return 'fatal';
+      default:
+        return 'retry';
+    }
+  }
+  // pg's own errors when the server goes away mid-query.
+  if (/Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(e?.message ?? '')) return 'retry';
+  return 'retry';
+}

@@ -1,0 +1,11 @@
+// The PostgreSQL/TimescaleDB sink type.
+import type { SinkType } from '../types.js';
+import { PostgresSink } from './sink.js';
+import { PostgresActionSpec, PostgresConfigSpec, type PostgresAction, type PostgresConfig } from './spec.js';
+
+export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
+  type: 'postgres',
+  configSchema: PostgresConfigSpec,
+  actionSchema: PostgresActionSpec,
+  create: (cfg, deps) => new PostgresSink(cfg, deps),
+};

@@ -1,0 +1,58 @@
+// Versioned SQL files (migrations/NNN_name.sql) applied in order, each in its own transaction,
+// recorded in weir_migrations. An advisory lock keeps two replicas from migrating at once.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { WeirError } from '../../errors.js';
+
+export interface MigrationResult {
+  readonly applied: string[];
+  readonly alreadyApplied: string[];
+}
+
+const LOCK_KEY = 0x77656972; // "weir"
+
+export function listMigrations(dir: string): Array<{ version: number; name: string; sql: string; checksum: string }> {
+  return readdirSync(dir)
+    .filter((f) => /^\d+_[\w-]+\.sql$/.test(f))
+    .sort()
+    .map((f) => {
+      const sql = readFileSync(join(dir, f), 'utf8');
+      return { version: Number(f.split('_')[0]), name: f, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+export async function migrate(url: string, dir: string): Promise<MigrationResult> {
+  const client = new pg.Client({ connectionString: url, application_name: 'weir-migrate' });
+  await client.connect();
+  const result: MigrationResult = { applied: [], alreadyApplied: [] };
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
+    await client.query(`CREATE TABLE IF NOT EXISTS weir_migrations (
+      version int PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const done = new Map((await client.query<{ version: number; checksum: string }>('SELECT version, checksum FROM weir_migrations')).rows.map((r) => [r.version, r.checksum]));
+    for (const m of listMigrations(dir)) {
+      const seen = done.get(m.version);
+      if (seen !== undefined) {
+        if (seen !== m.checksum) throw new WeirError('migrate.changed', `migration ${m.name} was changed after it was applied; add a new migration instead`);
+        result.alreadyApplied.push(m.name);
+        continue;
+      }
+      await client.query('BEGIN');
+      try {
+        await client.query(m.sql);
+        await client.query('INSERT INTO weir_migrations (version, name, checksum) VALUES ($1, $2, $3)', [m.version, m.name, m.checksum]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new WeirError('migrate.failed', `migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
+      }
+      result.applied.push(m.name);
+    }
+  } finally {
+    await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
+    await client.end();
+  }
+  return result;
+}

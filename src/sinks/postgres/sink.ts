@@ -1,0 +1,158 @@
+// Batched inserts into PostgreSQL/TimescaleDB. A batch is one statement in one implicit
+// transaction: when write() resolves, its rows are committed. Rows the server rejects make the
+// statement fail as a whole; the core then splits the batch to isolate them (core/sink-runner.ts).
+import pg from 'pg';
+import { WeirError } from '../../errors.js';
+import { redactUrl } from '../../log.js';
+import { compileTemplate } from '../../rules/index.js';
+import { ALL_WRITTEN, type BoundAction, type DeadLetter, type Sink, type SinkDeps, type WriteResult } from '../types.js';
+import { classifyPgError } from './classify.js';
+import type { PostgresAction, PostgresConfig } from './spec.js';
+import { insertSql, quoteTable, toColumnValue, type ColumnType } from './statements.js';
+
+/** One action's compiled mapping, shared by all of its rows. */
+export interface PgTarget {
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly onConflict: string | undefined;
+}
+
+export interface PgRow {
+  readonly target: PgTarget;
+  readonly values: unknown[];
+}
+
+export class PostgresSink implements Sink<PostgresAction, PgRow> {
+  private pool: pg.Pool | undefined;
+  private readonly types = new Map<string, Promise<Map<string, ColumnType>>>();
+  private readonly statements = new Map<PgTarget, string>();
+
+  constructor(
+    private readonly cfg: PostgresConfig,
+    private readonly deps: SinkDeps,
+  ) {}
+
+  bind(action: PostgresAction): BoundAction<PgRow> {
+    const columns = Object.keys(action.columns);
+    const templates = columns.map((c) => compileTemplate(action.columns[c]!));
+    const target: PgTarget = { table: action.table, columns, onConflict: action.on_conflict };
+    return {
+      batchKey: action.table,
+      encode: ({ record, event }) => ({ target, values: templates.map((t) => t(record, event)) }),
+    };
+  }
+
+  async connect(signal: AbortSignal): Promise<void> {
+    if (!this.pool) {
+      const pool = new pg.Pool({
+        connectionString: this.cfg.url,
+        max: this.cfg.pool_size,
+        connectionTimeoutMillis: this.cfg.connect_timeout_ms,
+        statement_timeout: this.cfg.statement_timeout_ms || undefined,
+        application_name: this.cfg.application_name,
+      });
+      // An idle client whose server went away emits 'error' on the pool; without a listener
+      // that would crash the process. The next query reconnects.
+      pool.on('error', (err) => this.deps.log.warn({ err: redactUrl(err.message) }, 'idle PostgreSQL connection lost'));
+      this.pool = pool;
+    }
+    await this.probe(signal);
+  }
+
+  async probe(_signal: AbortSignal): Promise<void> {
+    await this.requirePool().query('SELECT 1');
+  }
+
+  classify(err: unknown) {
+    return classifyPgError(err);
+  }
+
+  async write(rows: PgRow[]): Promise<WriteResult> {
+    if (rows.length === 0) return ALL_WRITTEN;
+    const target = rows[0]!.target;
+    const types = await this.columnTypes(target);
+    let sql = this.statements.get(target);
+    if (!sql) {
+      sql = insertSql(this.cfg.insert_mode, target, types, rows.length);
+      if (this.cfg.insert_mode === 'unnest') this.statements.set(target, sql);
+    }
+    const colTypes = target.columns.map((c) => types.get(c)!);
+    let params: unknown[];
+    if (this.cfg.insert_mode === 'unnest') {
+      params = colTypes.map((t, j) => rows.map((r) => toColumnValue(r.values[j], t)));
+    } else {
+      params = [];
+      for (const r of rows) for (let j = 0; j < colTypes.length; j++) params.push(toColumnValue(r.values[j], colTypes[j]!));
+    }
+    try {
+      await this.requirePool().query(sql, params);
+    } catch (err) {
+      // A changed table (42xxx) may have new column types: look them up again next time.
+      if (classifyPgError(err) === 'fatal') this.types.delete(target.table);
+      throw err;
+    }
+    return ALL_WRITTEN;
+  }
+
+  async deadLetter(letters: DeadLetter[]): Promise<void> {
+    const clean = (s: string) => s.replace(/\u0000/g, '');
+    const json = (v: unknown) => {
+      if (v === undefined) return null;
+      try {
+        return clean(JSON.stringify(v));
+      } catch {
+        return null;
+      }
+    };
+    await this.requirePool().query(
+      `INSERT INTO ${quoteTable(this.cfg.dead_letter_table)} (rule_id, sink, reason, error, topic, payload, record, received_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::jsonb[], $8::timestamptz[])`,
+      [
+        letters.map((l) => clean(l.ruleId)),
+        letters.map((l) => clean(l.sink)),
+        letters.map((l) => l.reason),
+        letters.map((l) => clean(l.error)),
+        letters.map((l) => clean(l.topic)),
+        letters.map((l) => l.payload),
+        letters.map((l) => json(l.record)),
+        letters.map((l) => new Date(l.receivedAt)),
+      ],
+    );
+  }
+
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.end();
+  }
+
+  private requirePool(): pg.Pool {
+    if (!this.pool) throw new WeirError('sink.postgres.not_connected', 'the PostgreSQL sink is not connected', { retriable: true });
+    return this.pool;
+  }
+
+  /** Column name → type of a table, looked up once (and again after a schema error). */
+  private columnTypes(target: PgTarget): Promise<Map<string, ColumnType>> {
+    let p = this.types.get(target.table);
+    if (!p) {
+      p = this.requirePool()
+        .query<{ name: string; type: string; elem: string }>(
+          `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, t.typcategory AS elem
+             FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+            WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped`,
+          [target.table],
+        )
+        .then((res) => {
+          const m = new Map<string, ColumnType>(res.rows.map((r) => [r.name, { sql: r.type, category: r.elem }]));
+          const missing = target.columns.filter((c) => !m.has(c));
+          if (missing.length) {
+            throw new WeirError('sink.postgres.unknown_column', `table ${target.table} has no column ${missing.join(', ')}`);
+          }
+          return m;
+        });
+      p.catch(() => this.types.delete(target.table));
+      this.types.set(target.table, p);
+    }
+    return p;
+  }
+}

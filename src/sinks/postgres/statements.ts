@@ -1,0 +1,52 @@
+// SQL text for the insert modes, and JS values shaped for the column they go into.
+import type { PgTarget } from './sink.js';
+
+export interface ColumnType {
+  /** format_type() of the column, e.g. `timestamp with time zone`, `double precision`, `jsonb`. */
+  readonly sql: string;
+  /** pg_type.typcategory: D date/time, N numeric, S string, U user (json), B boolean… */
+  readonly category: string;
+}
+
+/** Quotes a possibly schema-qualified name (validated by the action spec) as identifiers. */
+export function quoteTable(name: string): string {
+  return name.split('.').map(quoteIdent).join('.');
+}
+
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * unnest: `INSERT … SELECT * FROM unnest($1::t1[], $2::t2[] …)` — one parameter per column,
+ * whatever the batch size, so one prepared text serves every batch.
+ * values: `INSERT … VALUES ($1,$2),($3,$4)…` — text depends on the row count.
+ */
+export function insertSql(mode: 'unnest' | 'values', t: PgTarget, types: ReadonlyMap<string, ColumnType>, rows: number): string {
+  const cols = t.columns.map(quoteIdent).join(', ');
+  const conflict = t.onConflict ? ` ON CONFLICT ${t.onConflict}` : '';
+  if (mode === 'unnest') {
+    const arrays = t.columns.map((c, i) => `$${i + 1}::${types.get(c)!.sql}[]`).join(', ');
+    return `INSERT INTO ${quoteTable(t.table)} (${cols}) SELECT * FROM unnest(${arrays})${conflict}`;
+  }
+  const n = t.columns.length;
+  const tuples: string[] = [];
+  for (let r = 0; r < rows; r++) {
+    tuples.push(`(${t.columns.map((_, j) => `$${r * n + j + 1}`).join(', ')})`);
+  }
+  return `INSERT INTO ${quoteTable(t.table)} (${cols}) VALUES ${tuples.join(', ')}${conflict}`;
+}
+
+/**
+ * Shapes a template's value for its column: undefined → NULL; a number into a timestamp column is
+ * taken as epoch milliseconds (EMQX's `timestamp`); objects and arrays into json/jsonb are JSON
+ * text; anything else goes as is and the server converts it (or rejects the row).
+ */
+export function toColumnValue(v: unknown, type: ColumnType): unknown {
+  if (v === undefined || v === null) return null;
+  if (type.category === 'D' && typeof v === 'number') return new Date(v);
+  if (typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v)) {
+    if (type.sql === 'json' || type.sql === 'jsonb' || type.category === 'S') return JSON.stringify(v);
+  }
+  return v;
+}

@@ -1,0 +1,125 @@
+// A real PostgreSQL for the integration tests: a throwaway cluster (initdb) in a temp directory,
+// on a free loopback port, trust auth for user `weir`. As root (CI), the server runs as the
+// `postgres` system user, since PostgreSQL refuses to run as root.
+//
+//   const pg = await startPostgres();          // pg.url = 'postgres://weir@127.0.0.1:PORT/postgres'
+//   await pg.stop(); await pg.start();         // an outage on the same port and data
+//   const url = await freshDatabase(pg.url);   // a new empty database for one test
+//
+// Started as a program it starts one cluster, prints {"url": ...} and runs until SIGTERM.
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { ensureDebianPackage } from './apt.js';
+import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
+
+export interface PostgresServer {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+function binDir(): string | undefined {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? join(root, versions[0], 'bin') : undefined;
+}
+
+export async function startPostgres(): Promise<PostgresServer> {
+  if (!binDir()) await ensureDebianPackage('postgresql', ['/usr/lib/postgresql']);
+  const bin = binDir();
+  if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin');
+  const dir = tempDir('pg');
+  const data = join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  let ids: { uid: number; gid: number } | undefined;
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    ids = { uid, gid };
+    chownSync(dir, uid, gid);
+  }
+  execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'weir', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--locale=C'], { stdio: 'pipe', ...ids });
+  const port = await freePort();
+  let svc: Service | undefined;
+  const url = `postgres://weir@127.0.0.1:${port}/postgres`;
+  const server: PostgresServer = {
+    url,
+    port,
+    async start() {
+      svc = startService(
+        join(bin, 'postgres'),
+        ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'shared_buffers=128MB'],
+        join(dir, 'postgres.log'),
+        ids,
+      );
+      await waitFor(async () => {
+        if (svc!.proc.exitCode !== null) throw new Error(`postgres exited:\n${svc!.tail()}`);
+        const c = new pg.Client({ connectionString: url });
+        try {
+          await c.connect();
+          await c.query('SELECT 1');
+          return true;
+        } finally {
+          await c.end().catch(() => undefined);
+        }
+      }, 30_000, 'PostgreSQL to accept connections');
+    },
+    async stop() {
+      // SIGINT = fast shutdown: clients are disconnected at once, as in a real outage.
+      if (svc && svc.proc.exitCode === null) {
+        svc.proc.kill('SIGINT');
+        await svc.stop(15_000);
+      }
+    },
+    async dispose() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await server.start();
+  return server;
+}
+
+let shared: Promise<{ url: string }> | undefined;
+
+/** The run's PostgreSQL (WEIR_TEST_POSTGRES), or one started for this process. */
+export function sharedPostgres(): Promise<{ url: string }> {
+  const env = process.env.WEIR_TEST_POSTGRES;
+  if (env) return Promise.resolve(JSON.parse(env) as { url: string });
+  shared ??= startPostgres().then((s) => {
+    process.once('exit', () => void s.stop());
+    return { url: s.url };
+  });
+  return shared;
+}
+
+let dbSeq = 0;
+
+/** Creates an empty database on the server of `adminUrl` and returns its URL. */
+export async function freshDatabase(adminUrl: string, prefix = 'weir_test'): Promise<string> {
+  const name = `${prefix}_${process.pid}_${Date.now().toString(36)}_${dbSeq++}`;
+  const c = new pg.Client({ connectionString: adminUrl });
+  await c.connect();
+  try {
+    await c.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await c.end();
+  }
+  const u = new URL(adminUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const s = await startPostgres();
+  process.stdout.write(`${JSON.stringify({ url: s.url })}\n`);
+  const bye = () => void s.dispose().then(() => process.exit(0));
+  process.once('SIGTERM', bye);
+  process.once('SIGINT', bye);
+}
