@@ -1,0 +1,117 @@
+// A load generator modelled on emqtt-bench `pub`: -c clients, -R connections per second, -I
+// interval per client (0 = as fast as the window allows), -s payload size, -q QoS, -L total
+// messages, -t topic with %i = device index. Devices are spread over the clients, so 1,000
+// device topics need not mean 1,000 connections.
+//
+//   npx tsx bench/load/publisher.ts -h mqtt://127.0.0.1:1883 -c 10 --devices 1000 -s 200 -q 1 -L 100000
+import mqtt from 'mqtt';
+import { parseArgs } from 'node:util';
+import { pathToFileURL } from 'node:url';
+import { samplePayload } from './payload.js';
+
+export interface PublishOptions {
+  url: string;
+  clients: number;
+  /** Device topics, spread round-robin over the clients. */
+  devices: number;
+  size: number;
+  qos: 0 | 1;
+  /** Total messages over all clients. */
+  limit: number;
+  topic?: string;
+  /** New connections per second. */
+  connRate?: number;
+  /** Per-client pause between messages in ms; 0 = publish as fast as the window allows. */
+  intervalMs?: number;
+  /** Unacked QoS 1 publishes per client. */
+  window?: number;
+  clientIdPrefix?: string;
+  /** Optional per-message hook to replace the payload (bad input tests). */
+  payloadFor?: (device: number, seq: number) => Buffer | undefined;
+  /** First seq per device (to continue a run). */
+  seqBase?: number;
+}
+
+export interface PublishResult {
+  published: number;
+  acked: number;
+  startedAt: number;
+  endedAt: number;
+  /** Publish time of every message, by `${device}/${seq}`, only when tracking was asked for. */
+}
+
+export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
+  const topicOf = (d: number) => (o.topic ?? 'device/%i/telemetry').replace('%i', String(d));
+  const window = o.window ?? 1000;
+  const clients: mqtt.MqttClient[] = [];
+  const connGap = o.connRate ? 1000 / o.connRate : 0;
+  for (let c = 0; c < o.clients; c++) {
+    clients.push(await mqtt.connectAsync(o.url, { clientId: `${o.clientIdPrefix ?? 'bench-pub'}-${c}`, clean: true, reconnectPeriod: 1000, protocolVersion: 5 }));
+    if (connGap) await new Promise((r) => setTimeout(r, connGap));
+  }
+  const startedAt = Date.now();
+  let published = 0;
+  let acked = 0;
+  const perClient = (c: number) => Math.floor(o.limit / o.clients) + (c < o.limit % o.clients ? 1 : 0);
+  await Promise.all(
+    clients.map(async (client, c) => {
+      const n = perClient(c);
+      const devices: number[] = [];
+      for (let d = c; d < o.devices; d += o.clients) devices.push(d);
+      const seqs = new Map<number, number>();
+      let inflight = 0;
+      let wake: (() => void) | undefined;
+      for (let i = 0; i < n; i++) {
+        const device = devices[i % devices.length]!;
+        const seq = (seqs.get(device) ?? o.seqBase ?? 0) + 1;
+        seqs.set(device, seq);
+        const payload = o.payloadFor?.(device, seq) ?? samplePayload(String(device), seq, o.size);
+        while (inflight >= window) await new Promise<void>((r) => (wake = r));
+        inflight++;
+        published++;
+        client.publish(topicOf(device), payload, { qos: o.qos }, (err) => {
+          if (!err) acked++;
+          inflight--;
+          const w = wake;
+          wake = undefined;
+          w?.();
+        });
+        if (o.intervalMs) await new Promise((r) => setTimeout(r, o.intervalMs));
+        else if (i % 200 === 199) await new Promise((r) => setImmediate(r));
+      }
+      while (inflight > 0) await new Promise<void>((r) => (wake = r));
+    }),
+  );
+  const endedAt = Date.now();
+  await Promise.all(clients.map((c) => c.endAsync()));
+  return { published, acked, startedAt, endedAt };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values: v } = parseArgs({
+    options: {
+      host: { type: 'string', short: 'h', default: 'mqtt://127.0.0.1:1883' },
+      clients: { type: 'string', short: 'c', default: '10' },
+      devices: { type: 'string', default: '1000' },
+      rate: { type: 'string', short: 'R', default: '0' },
+      interval: { type: 'string', short: 'I', default: '0' },
+      size: { type: 'string', short: 's', default: '200' },
+      qos: { type: 'string', short: 'q', default: '1' },
+      limit: { type: 'string', short: 'L', default: '100000' },
+      topic: { type: 'string', short: 't', default: 'device/%i/telemetry' },
+    },
+  });
+  const r = await publishLoad({
+    url: v.host!,
+    clients: Number(v.clients),
+    devices: Number(v.devices),
+    connRate: Number(v.rate) || undefined,
+    intervalMs: Number(v.interval),
+    size: Number(v.size),
+    qos: Number(v.qos) === 0 ? 0 : 1,
+    limit: Number(v.limit),
+    topic: v.topic,
+  });
+  const s = (r.endedAt - r.startedAt) / 1000;
+  process.stdout.write(`${JSON.stringify({ ...r, seconds: s, msgs_per_s: Math.round(r.published / s) })}\n`);
+}

@@ -1,0 +1,61 @@
+// weir.yaml and rule texts for the end-to-end tests: the shipped telemetry rule against the
+// harness's Mosquitto and PostgreSQL, with a fast retry policy.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { ROOT, type WeirFiles } from '../harness/weir.js';
+
+export interface Endpoints {
+  mqttUrl: string;
+  pgUrl: string;
+  clientId?: string;
+  connections?: number;
+  maxPayloadBytes?: number;
+  extra?: string;
+}
+
+export function telemetryFiles(e: Endpoints): WeirFiles {
+  return {
+    config: `
+broker:
+  url: ${e.mqttUrl}
+  client_id: ${e.clientId ?? 'weir-test'}
+  connections: ${e.connections ?? 2}
+  share_group: weir
+  max_unacked: 5000
+  max_payload_bytes: ${e.maxPayloadBytes ?? 1048576}
+  reconnect: { min_ms: 100, max_ms: 1000 }
+  publisher_clientid: { topic_level: 2 }
+sinks:
+  tsdb:
+    type: postgres
+    url: ${e.pgUrl}
+    connect_timeout_ms: 2000
+    batch: { max_items: 1000, max_delay_ms: 10 }
+    retry: { initial_ms: 100, max_ms: 1000 }
+dead_letter: { sink: tsdb }
+http: { host: 127.0.0.1, port: {{HTTP_PORT}} }
+migrate_on_start: true
+${e.extra ?? ''}`,
+    rules: { 'telemetry.yaml': readFileSync(join(ROOT, 'rules/telemetry.yaml'), 'utf8') },
+  };
+}
+
+export async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+export async function countRows(url: string, table = 'telemetry'): Promise<number> {
+  try {
+    const [r] = await query<{ n: string }>(url, `SELECT count(*) AS n FROM ${table}`);
+    return Number(r!.n);
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,107 @@
+// Runs weir as its own process (so a test can SIGKILL it) with a weir.yaml written from a
+// template, and reads its /metrics and /readyz.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ENTRY = join(ROOT, 'test/harness/weir-entry.ts');
+/** Absolute, so weir can run with its cwd in a temp directory. */
+const TSX = import.meta.resolve('tsx');
+
+/** Runs the CLI to completion; resolves with its exit code and output. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p: ChildProcess = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout!.on('data', (d: Buffer) => (stdout += d));
+    p.stderr!.on('data', (d: Buffer) => (stderr += d));
+    p.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+export interface WeirProcess {
+  readonly dir: string;
+  readonly httpPort: number;
+  readonly svc: Service;
+  metrics(): Promise<Map<string, number>>;
+  ready(): Promise<boolean>;
+  /** Sum of a metric over all label sets that include `match` (e.g. `rule="r1"`). */
+  metric(name: string, match?: string): Promise<number>;
+  log(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** SIGTERM and wait for a clean exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface WeirFiles {
+  /** weir.yaml text; `{{HTTP_PORT}}` is replaced by a free port. */
+  config: string;
+  /** Rule files by name. */
+  rules: Record<string, string>;
+}
+
+export function writeWeirFiles(files: WeirFiles, port: number, dir = tempDir('weir')): string {
+  mkdirSync(join(dir, 'rules'), { recursive: true });
+  writeFileSync(join(dir, 'weir.yaml'), files.config.replaceAll('{{HTTP_PORT}}', String(port)));
+  for (const [name, text] of Object.entries(files.rules)) writeFileSync(join(dir, 'rules', name), text);
+  return dir;
+}
+
+export async function startWeir(files: WeirFiles, opts: { dir?: string; env?: NodeJS.ProcessEnv; args?: string[] } = {}): Promise<WeirProcess> {
+  const httpPort = await freePort();
+  const dir = writeWeirFiles(files, httpPort, opts.dir);
+  const svc = startService(process.execPath, ['--import', TSX, ENTRY, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])], join(dir, 'weir.log'), {
+    cwd: dir,
+    env: { ...process.env, WEIR_LOG_LEVEL: 'info', ...opts.env },
+  });
+  const base = `http://127.0.0.1:${httpPort}`;
+  const metrics = async () => parseMetrics(await (await fetch(`${base}/metrics`)).text());
+  const w: WeirProcess = {
+    dir,
+    httpPort,
+    svc,
+    metrics,
+    async ready() {
+      const r = await fetch(`${base}/readyz`);
+      return r.status === 200;
+    },
+    async metric(name, match) {
+      let sum = 0;
+      for (const [k, v] of await metrics()) {
+        const brace = k.indexOf('{');
+        const n = brace < 0 ? k : k.slice(0, brace);
+        if (n === name && (!match || k.includes(match))) sum += v;
+      }
+      return sum;
+    },
+    log: () => svc.tail(10_000),
+    async kill(signal = 'SIGKILL') {
+      svc.proc.kill(signal);
+      await new Promise((r) => (svc.proc.exitCode !== null || svc.proc.signalCode !== null ? r(null) : svc.proc.once('exit', r)));
+    },
+    async stop() {
+      await svc.stop(60_000);
+      return svc.proc.exitCode;
+    },
+  };
+  await waitFor(async () => {
+    if (svc.proc.exitCode !== null) throw new Error(`weir exited with ${svc.proc.exitCode}:\n${svc.tail()}`);
+    return (await fetch(`${base}/healthz`)).ok;
+  }, 30_000, 'weir to serve /healthz');
+  return w;
+}
+
+/** Prometheus text format → `name{labels}` → value. */
+export function parseMetrics(text: string): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const sp = line.lastIndexOf(' ');
+    m.set(line.slice(0, sp), Number(line.slice(sp + 1)));
+  }
+  return m;
+}
