@@ -5,6 +5,7 @@ import type { Expr, Segment } from './ast.js';
 import { asEvalError, RuleError } from './errors.js';
 import { eventReader, type Ev } from './event-fields.js';
 import type { FunctionRegistry, FunctionSpec } from './functions/registry.js';
+import { UNSUPPORTED } from './functions/unsupported.js';
 import { LIMITS } from './limits.js';
 import { ARITH, negate } from './ops.js';
 import { getIndex, getSlice, keyStep, type Step } from './paths.js';
@@ -232,6 +233,8 @@ function withSteps(read: Ev, segments: readonly Segment[], env: CompileEnv): Ev 
 function compileCall(e: Extract<Expr, { kind: 'call' }>, env: CompileEnv): Ev {
   const spec = env.registry.get(e.name);
   if (!spec) {
+    const why = Object.hasOwn(UNSUPPORTED, e.name.toLowerCase()) ? UNSUPPORTED[e.name.toLowerCase()] : undefined;
+    if (why) throw new RuleError('rule.unsupported_function', `${e.name}() is not supported by weir: ${why}`, env.sql, { range: e.nameRange });
     throw new RuleError('rule.unknown_function', `unknown function ${e.name}()`, env.sql, { range: e.nameRange, expected: 'a built-in function name' });
   }
   const n = e.args.length;

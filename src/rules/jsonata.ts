@@ -3,7 +3,7 @@
 // asynchronous and unbounded by nature, so every evaluation runs under JSONata's own time, depth
 // and sequence-length guards.
 import jsonata from 'jsonata';
-import { payloadText, RuleMessageContext } from './context.js';
+import { decodeJson, payloadText, RuleMessageContext } from './context.js';
 import { RuleError, RuleEvalError } from './errors.js';
 import { EVENT_FIELDS } from './event-fields.js';
 import { LIMITS } from './limits.js';
@@ -89,7 +89,13 @@ export async function jsonataCall(expr: unknown, value: unknown): Promise<unknow
     if (cache.size >= 1000) cache.clear();
     cache.set(expr, compiled);
   }
-  return evaluateJsonata(compiled, value);
+  // A string (the raw payload, say) is JSON text to decode, as EMQX's jq() reads a binary.
+  let input = value;
+  if (typeof value === 'string' || value instanceof Uint8Array) {
+    input = decodeJson(typeof value === 'string' ? value : Buffer.from(value));
+    if (input === undefined) throw new RuleEvalError('rule.bad_argument', 'jsonata(): the value is a string that is not JSON');
+  }
+  return evaluateJsonata(compiled, input);
 }
 
 /** The document a JSONata rule sees: the event fields, with the payload decoded when it is JSON. */

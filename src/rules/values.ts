@@ -149,7 +149,13 @@ export function compareTerms(a: unknown, b: unknown): number {
 /** Erlang `==`: structural equality, numbers by value. */
 export function termEquals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (typeof a === 'string' && typeof b === 'string') return false;
+  // Bytes equal a string with the same UTF-8 bytes; maps and lists compare structurally.
+  const objA = typeof a === 'object' && a !== null;
+  const objB = typeof b === 'object' && b !== null;
+  if (!objA && !objB) return false;
+  if (!objA && typeof a !== 'string') return false;
+  if (!objB && typeof b !== 'string') return false;
   return compareTerms(a, b) === 0;
 }
 

@@ -35,18 +35,18 @@ function containsTopic(match: boolean) {
 }
 
 export const MESSAGE_FUNCTIONS: FunctionSpec[] = [
-  ...m('msgid(): string', 'The message id (EMQX: id).', (s) => s.event.id),
+  ...m('msgid(): string', 'The message id (EMQX: id).', (s) => s.event.id, [{ call: 'msgid()', result: 'm1' }]),
   ...m('qos(): int', 'The QoS of the message.', (s) => s.event.qos, [{ call: 'qos()', result: 1 }]),
-  ...m('flags(): map', 'The message flags (retain, dup).', (s) => s.event.flags ?? {}),
+  ...m('flags(): map', 'The message flags (retain, dup).', (s) => s.event.flags ?? {}, [{ call: 'flags()', result: { retain: false, dup: false } }]),
   ...m('flag(string): bool', 'One message flag by name.', (s, name: unknown) => (isBinary(name) ? getKey(s.event.flags ?? {}, text(name)) : undefined), [{ call: "flag('retain')", result: false }]),
   ...m('topic(int?): string', 'The topic, or its n-th level (1-based).', topicLevel, [
     { call: 'topic()', result: 't/a/b' },
     { call: 'topic(2)', result: 'a' },
   ]),
   ...m('clientid(): string', 'The publisher client id (see docs/rules.md for how weir knows it).', (s) => s.event.clientid, [{ call: 'clientid()', result: 'c1' }]),
-  ...m('username(): string', 'The publisher username.', (s) => s.event.username),
-  ...m('peerhost(): string', 'The publisher IP address.', (s) => s.event.peerhost),
-  ...m('clientip(): string', 'Same as peerhost().', (s) => s.event.peerhost),
+  ...m('username(): string', 'The publisher username.', (s) => s.event.username, [{ call: 'username()', result: 'u1' }]),
+  ...m('peerhost(): string', 'The publisher IP address.', (s) => s.event.peerhost, [{ call: 'peerhost()', result: '10.0.0.1' }]),
+  ...m('clientip(): string', 'Same as peerhost().', (s) => s.event.peerhost, [{ call: 'clientip()', result: '10.0.0.1' }]),
   ...m('payload(string?): any', 'The raw payload, or the value at a dotted path of the JSON payload.', (s, path?: unknown) => {
     if (path === undefined) return rawPayloadOf(s.ctx);
     if (!isBinary(path)) throw typeError('payload', path);

@@ -1,0 +1,99 @@
+// Type tests and conversions (EMQX's is_* and str/int/float/bool/map). JS numbers do not tell
+// 1.0 from 1, so a float with no fraction counts as an integer (see docs/rule-functions.md).
+import { decodeJson } from '../context.js';
+import { RuleEvalError } from '../errors.js';
+import { isBinary, isObj, parseNumber, text, toStr, typeError } from '../values.js';
+import { needInt, needNum } from './args.js';
+import { def, type FunctionSpec } from './registry.js';
+
+const is = (sig: string, summary: string, f: (v: unknown) => boolean, examples: FunctionSpec['examples']): FunctionSpec[] =>
+  def('type', sig, summary, f, { examples });
+
+function toBool(v: unknown): boolean {
+  if (typeof v === 'boolean') return v;
+  if (v === 1) return true;
+  if (v === 0) return false;
+  if (isBinary(v)) {
+    const s = text(v);
+    if (s === 'true') return true;
+    if (s === 'false') return false;
+  }
+  throw typeError('bool', v);
+}
+
+function toInt(v: unknown): number {
+  if (typeof v === 'number') return Math.trunc(v);
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (isBinary(v)) return Math.trunc(parseNumber(text(v)));
+  throw typeError('int', v);
+}
+
+function toFloat(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (isBinary(v)) return parseNumber(text(v));
+  throw typeError('float', v);
+}
+
+/** float_to_binary(F, [{decimals, P}, compact]): at most P decimals, trailing zeros dropped. */
+export function floatToStr(x: number, decimals: number): string {
+  if (decimals < 0 || decimals > 253) throw new RuleEvalError('rule.bad_argument', 'float2str: precision must be 0..253');
+  let s = x.toFixed(Math.min(decimals, 100));
+  if (s.includes('.')) {
+    s = s.replace(/0+$/, '');
+    if (s.endsWith('.')) s += '0';
+  } else {
+    s += '.0';
+  }
+  return s;
+}
+
+function toMap(v: unknown): unknown {
+  if (isObj(v)) return v;
+  if (isBinary(v)) {
+    const d = decodeJson(text(v));
+    if (isObj(d)) return d;
+  }
+  if (Array.isArray(v)) {
+    // A list of [key, value] pairs (Erlang's proplist).
+    const out: Record<string, unknown> = {};
+    for (const pair of v) {
+      if (!Array.isArray(pair) || pair.length !== 2 || !isBinary(pair[0])) throw typeError('map', v);
+      out[text(pair[0])] = pair[1];
+    }
+    return out;
+  }
+  throw typeError('map', v);
+}
+
+export const TYPE_FUNCTIONS: FunctionSpec[] = [
+  ...is('is_null(any): bool', 'True when the value is undefined (absent). JSON null is a value: use is_null_var.', (v) => v === undefined, [
+    { call: 'is_null(payload.nope)', result: true }, { call: 'is_null(payload.n)', result: false },
+  ]),
+  ...is('is_null_var(any): bool', 'True when the value is undefined or JSON null.', (v) => v === undefined || v === null, [{ call: 'is_null_var(payload.n)', result: true }]),
+  ...is('is_not_null(any): bool', 'Not is_null.', (v) => v !== undefined, [{ call: 'is_not_null(1)', result: true }]),
+  ...is('is_not_null_var(any): bool', 'Not is_null_var.', (v) => v !== undefined && v !== null, [{ call: 'is_not_null_var(payload.n)', result: false }]),
+  ...is('is_str(any): bool', 'A string (or byte string).', isBinary, [{ call: 'is_str(1)', result: false }, { call: "is_str('val')", result: true }]),
+  ...is('is_bool(any): bool', 'A boolean.', (v) => typeof v === 'boolean', [{ call: 'is_bool(true)', result: true }]),
+  ...is('is_int(any): bool', 'An integer.', (v) => typeof v === 'number' && Number.isInteger(v), [{ call: 'is_int(1)', result: true }]),
+  ...is('is_float(any): bool', 'A number with a fractional part.', (v) => typeof v === 'number' && !Number.isInteger(v), [
+    { call: 'is_float(1)', result: false }, { call: 'is_float(1.234)', result: true },
+  ]),
+  ...is('is_num(any): bool', 'A number.', (v) => typeof v === 'number', [{ call: 'is_num(2.3)', result: true }, { call: "is_num('val')", result: false }]),
+  ...is('is_map(any): bool', 'A map (JSON object).', isObj, [{ call: 'is_map(payload.a)', result: true }]),
+  ...is('is_array(any): bool', 'An array.', Array.isArray, [{ call: 'is_array([1])', result: true }]),
+  ...def('type', 'str(any): string', 'Any value as a string (maps and arrays as JSON).', toStr, { examples: [{ call: 'str(1234)', result: '1234' }, { call: 'str(1.5)', result: '1.5' }, { call: 'str(true)', result: 'true' }] }),
+  ...def('type', 'str_utf8(any): string', 'Same as str (strings are UTF-8).', toStr, { examples: [{ call: 'str_utf8(1234)', result: '1234' }] }),
+  ...def('type', 'bool(any): bool', "true/false, 'true'/'false' or 1/0 as a boolean.", toBool, { examples: [{ call: "bool('true')", result: true }, { call: 'bool(0)', result: false }, { call: "bool('x')", error: true }] }),
+  ...def('type', 'int(any): int', 'A number (truncated), a numeric string or a boolean as an integer.', toInt, { examples: [{ call: "int('1234')", result: 1234 }, { call: 'int(3.9)', result: 3 }, { call: "int('x')", error: true }] }),
+  ...def('type', 'float(any, int?): float', 'A number or numeric string as a float, optionally rounded to n decimals.', (v: unknown, d?: unknown) => {
+    const f = toFloat(v);
+    if (d === undefined) return f;
+    const n = needInt('float', d);
+    if (n <= 0) throw typeError('float', d);
+    return Number(f.toFixed(Math.min(n, 100)));
+  }, { examples: [{ call: "float('3.14')", result: 3.14 }, { call: 'float(3.14159, 2)', result: 3.14 }] }),
+  ...def('type', 'float2str(number, int): string', 'A float as text with at most n decimals.', (x: unknown, p: unknown) => floatToStr(needNum('float2str', x), needInt('float2str', p)), {
+    examples: [{ call: 'float2str(20.2, 10)', result: '20.2' }],
+  }),
+  ...def('type', 'map(any): map', 'A map, a JSON object string or a list of [key, value] pairs as a map.', toMap, { examples: [{ call: 'map(\'{"a":1}\')', result: { a: 1 } }] }),
+];

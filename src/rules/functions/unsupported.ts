@@ -1,0 +1,20 @@
+// EMQX built-in functions weir does not provide, and why. Calling one is a compile error that
+// gives the reason; docs/rule-functions.md lists them beside the supported ones.
+
+export const UNSUPPORTED: Readonly<Record<string, string>> = {
+  jq: 'jq is a native library EMQX links in; use jsonata(expr, value), which covers the same transformations.',
+  term_encode: 'Erlang external term format has no meaning outside an Erlang VM.',
+  term_decode: 'Erlang external term format has no meaning outside an Erlang VM.',
+  proc_dict_get: "state in the Erlang process dictionary: weir's rules are pure and may run on any core, in any order.",
+  proc_dict_put: "state in the Erlang process dictionary: weir's rules are pure and may run on any core, in any order.",
+  proc_dict_del: "state in the Erlang process dictionary: weir's rules are pure and may run on any core, in any order.",
+  kv_store_get: 'a node-wide mutable store: weir rules are pure, so redelivered messages give the same outputs.',
+  kv_store_put: 'a node-wide mutable store: weir rules are pure, so redelivered messages give the same outputs.',
+  kv_store_del: 'a node-wide mutable store: weir rules are pure, so redelivered messages give the same outputs.',
+  mongo_date: 'EMQX Enterprise, for its MongoDB bridge; weir has no MongoDB sink.',
+  schema_encode: 'EMQX Enterprise schema registry (Avro/Protobuf); not part of weir.',
+  schema_decode: 'EMQX Enterprise schema registry (Avro/Protobuf); not part of weir.',
+  schema_check: 'EMQX Enterprise schema registry; not part of weir.',
+  map_to_redis_hset_args: 'builds arguments for the Redis bridge only; weir has no Redis sink.',
+  getenv: 'reads the broker host environment; weir rules do no I/O — use ${ENV} interpolation in the rule file instead.',
+};
