@@ -1,0 +1,26 @@
+// Batch compression for the protocol transport. Pulsar's ZLIB codec is java.util.zip.Deflater with
+// the zlib wrapper (RFC 1950), not raw deflate or gzip; consumers inflate into a buffer of exactly
+// `uncompressed_size` bytes, so a complete zlib stream from Node's deflateSync is accepted.
+// LZ4, ZSTD and SNAPPY need native codecs this transport does not carry: use transport: native.
+import { deflateSync } from 'node:zlib';
+import { WeirError } from '../../../errors.js';
+import { CompressionCode } from './metadata.js';
+
+export type ProtocolCompression = 'none' | 'zlib';
+
+export const PROTOCOL_COMPRESSIONS: readonly string[] = ['none', 'zlib'];
+
+export function compressionCode(c: ProtocolCompression): number {
+  return CompressionCode[c];
+}
+
+export function assertProtocolCompression(c: string): asserts c is ProtocolCompression {
+  if (!PROTOCOL_COMPRESSIONS.includes(c)) {
+    throw new WeirError('sink.pulsar.compression_unsupported', `compression '${c}' needs transport: native (the protocol transport supports ${PROTOCOL_COMPRESSIONS.join(', ')})`);
+  }
+}
+
+export function compress(c: ProtocolCompression, data: Buffer): Buffer {
+  // Level 6 (zlib's default, as Java's Deflater) trades CPU for size like the Java client does.
+  return c === 'zlib' ? deflateSync(data) : data;
+}

@@ -1,0 +1,50 @@
+// MessageMetadata (one per SEND) and SingleMessageMetadata (one per message inside a batch), as
+// PulsarApi.proto numbers their fields.
+import { ProtoWriter } from './proto-writer.js';
+
+/** CompressionType enum values. */
+export const CompressionCode = { none: 0, lz4: 1, zlib: 2, zstd: 3, snappy: 4 } as const;
+
+export interface BatchMetadata {
+  producerName: string;
+  sequenceId: number;
+  publishTime: number;
+  compression: number;
+  uncompressedSize: number;
+  numMessagesInBatch: number;
+  highestSequenceId: number;
+}
+
+export function encodeMessageMetadata(m: BatchMetadata): Buffer {
+  // producer_name=1, sequence_id=2, publish_time=3, compression=8, uncompressed_size=9,
+  // num_messages_in_batch=11, highest_sequence_id=24
+  const w = new ProtoWriter(96).string(1, m.producerName).uint(2, m.sequenceId).uint(3, m.publishTime);
+  if (m.compression !== 0) w.uint(8, m.compression).uint(9, m.uncompressedSize);
+  w.uint(11, m.numMessagesInBatch).uint(24, m.highestSequenceId);
+  return w.finish();
+}
+
+export interface SingleMessage {
+  readonly payload: Buffer;
+  readonly key?: string | undefined;
+  readonly properties?: Readonly<Record<string, string>> | undefined;
+  /** Milliseconds since the epoch; 0 or undefined = not set. */
+  readonly eventTime?: number | undefined;
+}
+
+/** Appends `[u32 size][SingleMessageMetadata][payload]` for one message of a batch. */
+export function encodeSingleMessage(msg: SingleMessage, sequenceId: number): Buffer[] {
+  // properties=1 (KeyValue key=1 value=2), partition_key=2, payload_size=3, event_time=5, sequence_id=8
+  const w = new ProtoWriter(64);
+  if (msg.properties) {
+    for (const [k, v] of Object.entries(msg.properties)) w.message(1, (kv) => kv.string(1, k).string(2, v));
+  }
+  if (msg.key !== undefined) w.string(2, msg.key);
+  w.uint(3, msg.payload.length);
+  if (msg.eventTime) w.uint(5, msg.eventTime);
+  w.uint(8, sequenceId);
+  const meta = w.finish();
+  const size = Buffer.allocUnsafe(4);
+  size.writeUInt32BE(meta.length, 0);
+  return [size, meta, msg.payload];
+}

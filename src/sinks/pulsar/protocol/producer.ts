@@ -1,0 +1,215 @@
+// One producer on one partition (or on a non-partitioned topic): collects messages into Pulsar
+// batches (count, bytes, delay), sends each batch as one SEND with consecutive sequence ids, and
+// settles each message when the broker's SEND_RECEIPT for its batch arrives. A lost connection
+// fails every batch in flight with a retriable error; the next flush re-creates the producer.
+import { WeirError } from '../../../errors.js';
+import { encodeCloseProducer, encodeProducer, encodeSend } from './commands.js';
+import { compress, compressionCode, type ProtocolCompression } from './compression.js';
+import type { PulsarConnection, ProducerListener } from './connection.js';
+import { payloadFrame } from './frame.js';
+import { encodeMessageMetadata, encodeSingleMessage, type SingleMessage } from './metadata.js';
+
+export interface ProducerOptions {
+  readonly compression: ProtocolCompression;
+  readonly maxMessages: number;
+  readonly maxBytes: number;
+  readonly maxDelayMs: number;
+  readonly sendTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly producerName?: string | undefined;
+}
+
+interface Pending {
+  readonly msg: SingleMessage;
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+interface InFlight {
+  readonly items: Pending[];
+  readonly timer: NodeJS.Timeout;
+}
+
+/** Frame overhead allowance under the broker's max message size (command, metadata). */
+const FRAME_SLACK = 16 * 1024;
+
+export class PartitionProducer implements ProducerListener {
+  private conn: PulsarConnection | undefined;
+  private producerId = 0;
+  private producerName = '';
+  private sequenceId = 0;
+  private queue: Pending[] = [];
+  private queueBytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private waiting: Pending[][] = [];
+  private opening: Promise<void> | undefined;
+  private readonly inflight = new Map<number, InFlight>();
+  private closing = false;
+
+  constructor(
+    readonly topic: string,
+    private readonly opts: ProducerOptions,
+    private readonly connectionFor: (topic: string) => Promise<PulsarConnection>,
+  ) {}
+
+  /** Creates the producer on the broker now (connect-time check), instead of on the first send. */
+  async open(): Promise<void> {
+    if (this.conn && !this.conn.closed) return;
+    this.opening ??= this.create().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  private async create(): Promise<void> {
+    const conn = await this.connectionFor(this.topic);
+    const id = conn.registerProducer(this);
+    const reply = await conn
+      .request((rid) => encodeProducer(this.topic, id, rid, this.opts.producerName), this.opts.requestTimeoutMs, `create producer on ${this.topic}`)
+      .catch((err: unknown) => {
+        conn.unregisterProducer(id);
+        throw err;
+      });
+    if (reply.type !== 'producer_success') {
+      conn.unregisterProducer(id);
+      const e = reply.type === 'error' ? reply : { error: 'UnexpectedReply', message: reply.type };
+      throw new WeirError(`sink.pulsar.producer_failed`, `cannot create a producer on ${this.topic}: ${e.error}: ${e.message}`, {
+        retriable: !['AuthenticationError', 'AuthorizationError', 'InvalidTopicName', 'TopicTerminatedError', 'NotAllowedError'].includes(e.error),
+        cause: { serverError: e.error },
+      });
+    }
+    this.conn = conn;
+    this.producerId = id;
+    this.producerName = reply.producerName;
+  }
+
+  /** Queues one message; resolves when the broker has stored it. */
+  send(msg: SingleMessage): Promise<void> {
+    if (this.closing) return Promise.reject(new WeirError('sink.pulsar.closed', 'producer closed', { retriable: true }));
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ msg, resolve, reject });
+      this.queueBytes += msg.payload.length;
+      if (this.queue.length >= this.opts.maxMessages || this.queueBytes >= this.opts.maxBytes) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.opts.maxDelayMs);
+    });
+  }
+
+  /** Sends what is queued now. */
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    this.queueBytes = 0;
+    if (this.conn && !this.conn.closed && this.waiting.length === 0) {
+      this.sendBatch(this.conn, batch);
+      return;
+    }
+    // Not connected: keep the batches in order until the producer exists again.
+    this.waiting.push(batch);
+    if (this.waiting.length > 1) return;
+    this.open().then(
+      () => {
+        const batches = this.waiting;
+        this.waiting = [];
+        for (const b of batches) this.sendBatch(this.conn!, b);
+      },
+      (err: Error) => {
+        const batches = this.waiting;
+        this.waiting = [];
+        for (const b of batches) for (const p of b) p.reject(err);
+      },
+    );
+  }
+
+  private sendBatch(conn: PulsarConnection, batch: Pending[]): void {
+    const limit = conn.maxMessageSize - FRAME_SLACK;
+    const items = batch.filter((p) => {
+      if (p.msg.payload.length <= limit) return true;
+      p.reject(new WeirError('sink.pulsar.message_too_large', `message of ${p.msg.payload.length} bytes exceeds the broker's limit of ${conn.maxMessageSize}`));
+      return false;
+    });
+    if (items.length === 0) return;
+    const first = this.sequenceId;
+    const last = first + items.length - 1;
+    this.sequenceId = last + 1;
+    const parts: Buffer[] = [];
+    for (let i = 0; i < items.length; i++) parts.push(...encodeSingleMessage(items[i]!.msg, first + i));
+    const raw = Buffer.concat(parts);
+    const payload = compress(this.opts.compression, raw);
+    const metadata = encodeMessageMetadata({
+      producerName: this.producerName, sequenceId: first, publishTime: Date.now(),
+      compression: compressionCode(this.opts.compression), uncompressedSize: raw.length,
+      numMessagesInBatch: items.length, highestSequenceId: last,
+    });
+    const frame = payloadFrame(encodeSend(this.producerId, first, items.length, last), metadata, payload);
+    const timer = setTimeout(() => {
+      conn.destroy(new WeirError('sink.pulsar.send_timeout', `no send receipt from ${conn.address} for ${this.topic} within ${this.opts.sendTimeoutMs} ms`, { retriable: true }));
+    }, this.opts.sendTimeoutMs);
+    this.inflight.set(first, { items, timer });
+    try {
+      conn.write(frame);
+    } catch (err) {
+      this.failInflight(err as Error);
+    }
+  }
+
+  onReceipt(sequenceId: number): void {
+    const b = this.inflight.get(sequenceId);
+    if (!b) return;
+    this.inflight.delete(sequenceId);
+    clearTimeout(b.timer);
+    for (const p of b.items) p.resolve();
+  }
+
+  onSendError(sequenceId: number, error: WeirError): void {
+    // The Java client treats any SEND_ERROR but a checksum mismatch as fatal for the connection;
+    // dropping it fails every later batch too, so a retry cannot overtake an earlier message.
+    const b = this.inflight.get(sequenceId);
+    if (b) {
+      this.inflight.delete(sequenceId);
+      clearTimeout(b.timer);
+      for (const p of b.items) p.reject(error);
+    }
+    this.conn?.destroy(error);
+  }
+
+  onClosed(error: WeirError): void {
+    this.conn = undefined;
+    this.failInflight(error);
+  }
+
+  private failInflight(err: Error): void {
+    const batches = [...this.inflight.values()];
+    this.inflight.clear();
+    for (const b of batches) {
+      clearTimeout(b.timer);
+      for (const p of b.items) p.reject(err);
+    }
+  }
+
+  /** Messages queued or awaiting a receipt. */
+  get pending(): number {
+    let n = this.queue.length;
+    for (const b of this.inflight.values()) n += b.items.length;
+    for (const b of this.waiting) n += b.length;
+    return n;
+  }
+
+  /** Flushes, waits (bounded) for outstanding receipts, then closes the producer on the broker. */
+  async close(timeoutMs: number): Promise<void> {
+    this.flush();
+    const deadline = Date.now() + timeoutMs;
+    while (this.pending > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    this.closing = true;
+    const conn = this.conn;
+    this.conn = undefined;
+    this.failInflight(new WeirError('sink.pulsar.closed', 'producer closed before its receipt arrived', { retriable: true }));
+    if (!conn || conn.closed) return;
+    conn.unregisterProducer(this.producerId);
+    await conn.request((rid) => encodeCloseProducer(this.producerId, rid), Math.min(timeoutMs, 5_000), 'close producer').catch(() => undefined);
+  }
+}

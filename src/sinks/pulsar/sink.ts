@@ -1,0 +1,91 @@
+// The Pulsar sink driver: creates the partitioned topic when asked to, opens the chosen transport,
+// and writes a batch as individual sends that resolve on the broker's receipts. Items whose send
+// failed are reported per item (retry or reject), so one lost connection does not re-send what
+// the broker already acknowledged.
+import { WeirError } from '../../errors.js';
+import { redactUrl } from '../../log.js';
+import type { BoundAction, ErrorClass, Sink, SinkDeps, WriteResult } from '../types.js';
+import { ALL_WRITTEN } from '../types.js';
+import { ensurePartitionedTopic } from './admin.js';
+import { classifyPulsarError } from './classify.js';
+import { compileEncoder } from './encode.js';
+import { NativeTransport } from './native/native-transport.js';
+import { ProtocolTransport } from './protocol/client.js';
+import type { PulsarAction, PulsarConfig } from './spec.js';
+import type { OutgoingMessage, PulsarTransport } from './transport.js';
+
+export type TransportFactory = (cfg: PulsarConfig, deps: SinkDeps) => PulsarTransport;
+
+export const defaultTransport: TransportFactory = (cfg, deps) =>
+  cfg.transport === 'native'
+    ? new NativeTransport(cfg, deps.log)
+    : new ProtocolTransport({
+      serviceUrl: cfg.service_url, topic: cfg.topic, compression: cfg.compression,
+      maxMessages: cfg.batching.max_messages, maxBytes: cfg.batching.max_bytes, maxDelayMs: cfg.batching.max_delay_ms,
+      maxPending: cfg.max_pending, sendTimeoutMs: cfg.send_timeout_ms, connectTimeoutMs: cfg.connect_timeout_ms,
+      hashingScheme: cfg.hashing_scheme, authToken: cfg.auth_token, producerName: cfg.producer_name,
+    }, deps.log);
+
+export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
+  private transport: PulsarTransport | undefined;
+
+  constructor(
+    private readonly cfg: PulsarConfig,
+    private readonly deps: SinkDeps,
+    private readonly makeTransport: TransportFactory = defaultTransport,
+  ) {
+    if (cfg.create_topic === 'if_missing' && !cfg.admin_url) {
+      throw new WeirError('sink.pulsar.no_admin_url', `sinks.${deps.name}: create_topic: if_missing needs admin_url`);
+    }
+  }
+
+  bind(action: PulsarAction): BoundAction<OutgoingMessage> {
+    return { encode: compileEncoder(action) };
+  }
+
+  async connect(signal: AbortSignal): Promise<void> {
+    if (this.cfg.create_topic === 'if_missing') {
+      const n = await ensurePartitionedTopic({ adminUrl: this.cfg.admin_url!, authToken: this.cfg.auth_token, timeoutMs: this.cfg.connect_timeout_ms }, this.cfg.topic, this.cfg.partitions, signal);
+      if (n !== this.cfg.partitions) this.deps.log.warn({ topic: this.cfg.topic, partitions: n, configured: this.cfg.partitions }, 'pulsar topic exists with another partition count; using it');
+    }
+    this.transport ??= this.makeTransport(this.cfg, this.deps);
+    await this.transport.connect(signal);
+    this.deps.log.info({ sink: this.deps.name, service_url: redactUrl(this.cfg.service_url), topic: this.cfg.topic, partitions: this.transport.partitions, transport: this.transport.kind }, 'pulsar sink connected');
+  }
+
+  async write(items: OutgoingMessage[], _signal: AbortSignal): Promise<WriteResult> {
+    const t = this.transport;
+    if (!t) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true });
+    const outcomes = await Promise.allSettled(items.map((m) => t.send(m)));
+    let rejected: Array<{ index: number; error: Error }> | undefined;
+    let retry: number[] | undefined;
+    let retryError: Error | undefined;
+    for (let i = 0; i < outcomes.length; i++) {
+      const o = outcomes[i]!;
+      if (o.status === 'fulfilled') continue;
+      const err = o.reason instanceof Error ? o.reason : new Error(String(o.reason));
+      if (this.classify(err) === 'reject') (rejected ??= []).push({ index: i, error: err });
+      else {
+        (retry ??= []).push(i);
+        retryError ??= err;
+      }
+    }
+    if (!rejected && !retry) return ALL_WRITTEN;
+    return retryError ? { rejected: rejected ?? [], retry: retry ?? [], retryError } : { rejected: rejected ?? [], retry: retry ?? [] };
+  }
+
+  async probe(signal: AbortSignal): Promise<void> {
+    if (!this.transport) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true });
+    await this.transport.probe(signal);
+  }
+
+  classify(err: unknown): ErrorClass {
+    return classifyPulsarError(err);
+  }
+
+  async close(): Promise<void> {
+    const t = this.transport;
+    this.transport = undefined;
+    await t?.close();
+  }
+}
