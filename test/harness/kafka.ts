@@ -16,10 +16,11 @@ import { existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { Kafka, logLevel } from 'kafkajs';
+import kafkajs from 'kafkajs';
 import { freePort, startService, tempDir, waitFor, waitForPort, type Service } from './process.js';
 
 const execFileP = promisify(execFile);
+const { Kafka, logLevel } = kafkajs;
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FETCH = join(ROOT, 'test/brokers/kafka/fetch.sh');

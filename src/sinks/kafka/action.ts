@@ -1,0 +1,89 @@
+// One rule's Kafka action, compiled once when rules load: its topic, key, value and header
+// templates become closures; encode() turns one rule output into one Kafka record. An output that
+// cannot become a record (bad topic name, missing value) throws, and the core dead-letters it.
+import type { Message } from 'kafkajs';
+import { WeirError } from '../../errors.js';
+import { compileTemplate } from '../../rules/index.js';
+import { toStr } from '../../rules/values.js';
+import type { BoundAction, SinkInput } from '../types.js';
+import { markRoundRobin } from './partitioner.js';
+import type { KafkaAction } from './spec.js';
+
+/** One record on its way to Kafka. */
+export interface KafkaItem {
+  readonly topic: string;
+  readonly message: Message;
+}
+
+const LEGAL_TOPIC = /^[a-zA-Z0-9._-]{1,249}$/;
+
+export function checkTopicName(topic: string): string | undefined {
+  if (!LEGAL_TOPIC.test(topic)) return `"${topic}" is not a legal Kafka topic name (1-249 of [a-zA-Z0-9._-])`;
+  if (topic === '.' || topic === '..') return `"${topic}" is not a legal Kafka topic name`;
+  return undefined;
+}
+
+/** Bytes of a rendered value: bytes and strings as they are, everything else as JSON text. */
+export function toBytes(v: unknown): Buffer {
+  if (Buffer.isBuffer(v)) return v;
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  if (typeof v === 'string') return Buffer.from(v, 'utf8');
+  return Buffer.from(toStr(v), 'utf8');
+}
+
+export class EncodeError extends WeirError {
+  constructor(message: string) {
+    super('sink.kafka.encode', message);
+  }
+}
+
+export function bindKafkaAction(action: KafkaAction, ruleId: string): BoundAction<KafkaItem> {
+  const staticTopic = !action.topic.includes('${');
+  if (staticTopic) {
+    const problem = checkTopicName(action.topic);
+    if (problem) throw new WeirError('sink.kafka.bad_topic', `rule ${ruleId}: topic: ${problem}`);
+  }
+  const topicOf = compileTemplate(action.topic);
+  const keyOf = action.key === undefined ? undefined : compileTemplate(action.key);
+  const valueOf = action.value === undefined ? undefined : compileTemplate(action.value);
+  const headers = Object.entries(action.headers ?? {}).map(([name, t]) => [name, compileTemplate(t)] as const);
+  const roundRobin = action.partitioner === 'round_robin';
+
+  return {
+    encode({ record, event }: SinkInput): KafkaItem {
+      const t = topicOf(record, event);
+      const topic = typeof t === 'string' ? t : t === undefined || t === null ? '' : toStr(t);
+      if (!staticTopic) {
+        const problem = checkTopicName(topic);
+        if (problem) throw new EncodeError(`topic template ${action.topic}: ${problem}`);
+      }
+
+      let key: Buffer | null = null;
+      if (keyOf) {
+        const k = keyOf(record, event);
+        if (k !== undefined && k !== null && k !== '') key = toBytes(k);
+      }
+
+      let value: Buffer | null;
+      if (valueOf) {
+        const v = valueOf(record, event);
+        if (v === undefined) throw new EncodeError(`value template ${action.value} gave no value`);
+        value = v === null ? null : toBytes(v);
+      } else {
+        value = Buffer.from(toStr(record), 'utf8');
+      }
+
+      const message: Message = { key, value };
+      if (headers.length > 0) {
+        const h: Record<string, Buffer> = {};
+        for (const [name, of] of headers) {
+          const v = of(record, event);
+          if (v !== undefined && v !== null) h[name] = toBytes(v);
+        }
+        message.headers = h;
+      }
+      if (roundRobin) markRoundRobin(message);
+      return { topic, message };
+    },
+  };
+}

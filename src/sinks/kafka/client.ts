@@ -1,0 +1,68 @@
+// kafkajs client options from the sink's config: brokers, TLS, SASL, timeouts, and kafkajs' logs
+// routed into weir's logger. Shared by the sink and by the reconcile counter (count.ts).
+import { readFileSync } from 'node:fs';
+import kafkajs, { type KafkaConfig as KafkaJsConfig, type SASLOptions } from 'kafkajs';
+import type { Logger } from '../../log.js';
+import type { KafkaConfig } from './spec.js';
+
+const { logLevel } = kafkajs;
+
+/** kafkajs logs routed into pino. Its retry chatter during an outage goes to debug. */
+function logCreator(log: Logger): KafkaJsConfig['logCreator'] {
+  return () =>
+    ({ level, log: entry }) => {
+      const { message, timestamp: _t, logger: _l, ...fields } = entry;
+      if (level === logLevel.ERROR || level === logLevel.WARN) {
+        // kafkajs warns when retries are limited with the idempotent producer: weir limits them on
+        // purpose (the core retries with backoff and counts it). Not worth a warning per start.
+        if (/Limiting retries for the idempotent producer/.test(message)) return log.debug(fields, `kafkajs: ${message}`);
+        log.warn(fields, `kafkajs: ${message}`);
+      } else if (level === logLevel.INFO) {
+        log.debug(fields, `kafkajs: ${message}`);
+      } else {
+        log.trace(fields, `kafkajs: ${message}`);
+      }
+    };
+}
+
+function sasl(cfg: KafkaConfig): SASLOptions | undefined {
+  const s = cfg.sasl;
+  if (!s) return undefined;
+  switch (s.mechanism) {
+    case 'plain':
+      return { mechanism: 'plain', username: s.username, password: s.password };
+    case 'scram-sha-256':
+      return { mechanism: 'scram-sha-256', username: s.username, password: s.password };
+    case 'scram-sha-512':
+      return { mechanism: 'scram-sha-512', username: s.username, password: s.password };
+  }
+}
+
+/** Options for `new Kafka(...)`. Reads the TLS files named in the config (no network I/O). */
+export function kafkaClientOptions(cfg: KafkaConfig, log: Logger): KafkaJsConfig {
+  const opts: KafkaJsConfig = {
+    clientId: cfg.client_id,
+    brokers: cfg.brokers,
+    connectionTimeout: cfg.connection_timeout_ms,
+    // The broker waits up to timeout_ms for the acknowledgements; give its answer a moment more.
+    requestTimeout: cfg.timeout_ms + 2_000,
+    // Short retries inside kafkajs: a broker that stays away must surface as a failed write, which
+    // the core retries with backoff, counts, and shows in readiness.
+    retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
+    logLevel: logLevel.INFO,
+    logCreator: logCreator(log),
+  };
+  if (cfg.ssl) {
+    const s = cfg.ssl;
+    opts.ssl = {
+      rejectUnauthorized: s.reject_unauthorized,
+      ...(s.ca_file ? { ca: [readFileSync(s.ca_file, 'utf8')] } : {}),
+      ...(s.cert_file ? { cert: readFileSync(s.cert_file, 'utf8') } : {}),
+      ...(s.key_file ? { key: readFileSync(s.key_file, 'utf8') } : {}),
+      ...(s.servername ? { servername: s.servername } : {}),
+    };
+  }
+  const auth = sasl(cfg);
+  if (auth) opts.sasl = auth;
+  return opts;
+}

@@ -1,0 +1,14 @@
+// The Kafka sink type: rule outputs produced to Kafka topics with kafkajs.
+import type { SinkType } from '../types.js';
+import type { KafkaItem } from './action.js';
+import { KafkaSink } from './sink.js';
+import { KafkaActionSpec, KafkaConfigSpec, type KafkaAction, type KafkaConfig } from './spec.js';
+
+export const kafkaSink: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
+  type: 'kafka',
+  configSchema: KafkaConfigSpec,
+  actionSchema: KafkaActionSpec,
+  create: (cfg, deps) => new KafkaSink(cfg, deps),
+};
+
+export { countTopic, countSince, snapshotOffsets, withKafkaAdmin, type OffsetSnapshot, type TopicCount } from './count.js';
