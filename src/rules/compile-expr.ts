@@ -39,10 +39,15 @@ function constOf(ev: Ev): { value: unknown } | undefined {
 /** Folds `ev` to a constant when all its inputs are constants and it evaluates without error. */
 function fold(ev: Ev, inputs: readonly Ev[]): Ev {
   if (!inputs.every((i) => constOf(i))) return ev;
+  // A fold that fails is thrown away, so its error needs no stack trace (the costly part).
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     return constant(ev(undefined as unknown as Scope));
   } catch {
     return ev; // fails at evaluation, per message, as it would unfolded
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 
