@@ -1,0 +1,60 @@
+// The function reference in docs/rule-functions.md, generated from the registry so that the docs
+// cannot drift from the code (test/rules/docs.test.ts fails when the file is stale).
+import { FUNCTIONS } from './all.js';
+import type { Family, FunctionSpec } from './registry.js';
+import { UNSUPPORTED } from './unsupported.js';
+
+/** Where weir knowingly differs from EMQX for a supported function, and why. */
+export const DIFFERENCES: Readonly<Record<string, string>> = {
+  abs: 'EMQX accepts integers only; weir also takes floats.',
+  is_float: 'JS numbers do not keep 1.0 apart from 1: a float without a fraction is an integer.',
+  is_int: 'See is_float.',
+  strlen: 'Counts code points; EMQX counts grapheme clusters (differs for combining marks and emoji sequences).',
+  substr: 'Code points, 0-based start (as EMQX behaves; some EMQX docs say 1-based).',
+  reverse: 'Reverses code points, not grapheme clusters.',
+  sprintf: 'A subset of io_lib:format: ~s ~p ~w ~B ~b ~f ~e ~g ~c ~x ~X ~n ~i ~~ with width and precision; ~p prints strings without <<"">>.',
+  hexstr2bin: 'An odd number of digits gets a leading 0 (EMQX builds a bitstring that weir cannot represent).',
+  subbits: "'bits' results must be whole bytes; little-endian fields that are not whole bytes are read big-endian.",
+  now_timestamp: "'nanosecond' epochs exceed 2^53 and lose precision as JS numbers; 'microsecond' too after 2255.",
+  format_date: "'local' is the offset of the host weir runs on, as in EMQX.",
+  regex_match: 'JavaScript RegExp (u flag) instead of PCRE: the common syntax is the same; a leading (?i)/(?m)/(?s) becomes a flag.',
+  regex_replace: 'See regex_match; & and \\N in the replacement as in Erlang re:replace.',
+  regex_extract: 'See regex_match.',
+  json_encode: 'Keys keep their insertion order (EMQX sorts small maps).',
+  jsonata: 'Not in EMQX: weir\'s replacement for jq(). A string argument is decoded as JSON first, as jq() does.',
+  float: 'float(x, n) rounds half away from zero like toFixed, not Erlang\'s float_to_list.',
+};
+
+const FAMILY_TITLES: Record<Family, string> = {
+  message: 'Message accessors', math: 'Math', type: 'Type tests and conversion', string: 'Strings', map: 'Maps',
+  array: 'Arrays', hash: 'Hashing', encode: 'Encoding (base64, hex)', json: 'JSON', bits: 'Bits and subbits',
+  compress: 'Compression', time: 'Date and time', misc: 'UUID, coalesce and others', jsonata: 'JSONata',
+};
+
+function cell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+/** The generated part of docs/rule-functions.md. */
+export function functionReference(): string {
+  const lines: string[] = [];
+  const byFamily = new Map<Family, FunctionSpec[]>();
+  for (const f of FUNCTIONS.all()) {
+    const list = byFamily.get(f.family) ?? [];
+    list.push(f);
+    byFamily.set(f.family, list);
+  }
+  for (const [family, specs] of byFamily) {
+    lines.push(`### ${FAMILY_TITLES[family]}`, '', '| Function | What it does | Example | Differs from EMQX |', '| --- | --- | --- | --- |');
+    for (const f of specs.sort((a, b) => a.name.localeCompare(b.name))) {
+      const ex = f.examples.find((e) => e.result !== undefined || e.type !== undefined);
+      const example = ex ? `\`${cell(ex.call)}\` → ${ex.type ? `*${ex.type}*` : `\`${cell(JSON.stringify(ex.result))}\``}` : '';
+      lines.push(`| \`${cell(f.signature)}\` | ${cell(f.summary)}${f.async ? ' **Asynchronous.**' : ''} | ${example} | ${cell(DIFFERENCES[f.name] ?? '')} |`);
+    }
+    lines.push('');
+  }
+  lines.push('### Not supported', '', '| EMQX function | Why not |', '| --- | --- |');
+  for (const [name, why] of Object.entries(UNSUPPORTED).sort()) lines.push(`| \`${name}\` | ${cell(why)} |`);
+  lines.push('');
+  return lines.join('\n');
+}
