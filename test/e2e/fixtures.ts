@@ -2,6 +2,7 @@
 // harness's Mosquitto and PostgreSQL, with a fast retry policy.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import mqtt from 'mqtt';
 import pg from 'pg';
 import { ROOT, type WeirFiles } from '../harness/weir.js';
 
@@ -21,7 +22,7 @@ broker:
   url: ${e.mqttUrl}
   client_id: ${e.clientId ?? 'weir-test'}
   connections: ${e.connections ?? 2}
-  share_group: weir
+  share_group: ${e.clientId ?? 'weir-test'}
   max_unacked: 5000
   max_payload_bytes: ${e.maxPayloadBytes ?? 1048576}
   reconnect: { min_ms: 100, max_ms: 1000 }
@@ -39,6 +40,18 @@ migrate_on_start: true
 ${e.extra ?? ''}`,
     rules: { 'telemetry.yaml': readFileSync(join(ROOT, 'rules/telemetry.yaml'), 'utf8') },
   };
+}
+
+/**
+ * Ends the broker sessions of a weir that a test is done with. A share group keeps dealing
+ * messages to a member whose session is alive, even offline: a killed test instance would
+ * otherwise strand later tests' messages in its queue.
+ */
+export async function endSessions(mqttUrl: string, clientId: string, connections = 2): Promise<void> {
+  for (let i = 0; i < connections; i++) {
+    const c = await mqtt.connectAsync(mqttUrl, { clientId: `${clientId}-${i}`, clean: true, protocolVersion: 5, properties: { sessionExpiryInterval: 0 }, reconnectPeriod: 0 });
+    await c.endAsync();
+  }
 }
 
 export async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {

@@ -7,15 +7,18 @@ import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
-import { countRows, query, telemetryFiles } from './fixtures.js';
+import { countRows, endSessions, query, telemetryFiles } from './fixtures.js';
 
 let weir: WeirProcess | undefined;
+let mqttUrlUsed: string | undefined;
 after(async () => {
   await weir?.stop();
+  if (mqttUrlUsed) await endSessions(mqttUrlUsed, 'weir-100k');
 });
 
 test('100,000 QoS 1 messages from 1,000 device topics become exactly 100,000 rows, and every counter agrees', { timeout: 240_000 }, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
+  mqttUrlUsed = mqttUrl;
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
   weir = await startWeir(telemetryFiles({ mqttUrl, pgUrl, clientId: 'weir-100k' }));
   await waitFor(() => weir!.ready(), 20_000, 'weir ready');
