@@ -57,11 +57,23 @@ export function isEventField(name: string): boolean {
 
 /** Every event field that has a value, plus the values written by aliases (slot overrides). */
 export function inputSnapshot(s: Scope, slotNames: readonly string[]): Obj {
+  // Unrolled in EVENT_FIELDS order: SELECT * runs this per message.
+  const e = s.event;
   const out: Obj = {};
-  for (const name of EVENT_FIELDS) {
-    const v = (readers[name] as Ev)(s);
-    if (v !== undefined) out[name] = v;
-  }
+  if (e.id !== undefined) out.id = e.id;
+  if (e.clientid !== undefined) out.clientid = e.clientid;
+  if (e.username !== undefined) out.username = e.username;
+  out.payload = rawPayloadOf(s.ctx);
+  if (e.peerhost !== undefined) out.peerhost = e.peerhost;
+  if (e.topic !== undefined) out.topic = e.topic;
+  if (e.qos !== undefined) out.qos = e.qos;
+  if (e.flags !== undefined) out.flags = e.flags;
+  if (e.pub_props !== undefined) out.pub_props = e.pub_props;
+  if (e.timestamp !== undefined) out.timestamp = e.timestamp;
+  if (e.publish_received_at !== undefined) out.publish_received_at = e.publish_received_at;
+  if (e.node !== undefined) out.node = e.node;
+  if (e.event !== undefined) out.event = e.event;
+  out.metadata = { rule_id: s.ruleId };
   for (let i = 0; i < slotNames.length; i++) {
     const v = s.slots[i];
     if (v !== undefined) defineKey(out, slotNames[i] as string, v);
