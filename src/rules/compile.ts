@@ -203,9 +203,14 @@ function compilePut(f: Extract<Field, { kind: 'field' }>, env: CompileEnv): (s: 
   // decoded map), so that is the only write-back kept.
   const writesBack = slot !== undefined && (f.alias !== undefined || root === 'payload');
   if (path.length === 0) {
-    if (root === '__proto__' || !writesBack) {
+    if (root === '__proto__') {
       return (_s, out, v) => {
         if (v !== undefined) defineKey(out, root, v);
+      };
+    }
+    if (!writesBack) {
+      return (_s, out, v) => {
+        if (v !== undefined) out[root] = v;
       };
     }
     return (s, out, v) => {

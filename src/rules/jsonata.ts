@@ -7,7 +7,7 @@ import { decodeJson, payloadText, RuleMessageContext } from './context.js';
 import { RuleError, RuleEvalError } from './errors.js';
 import { EVENT_FIELDS } from './event-fields.js';
 import { LIMITS } from './limits.js';
-import { compileTopicFilter } from './topic.js';
+import { compileTopicFilter, validateTopicFilter } from './topic.js';
 import type { CompiledRule, EvalResult, MessageContext, OutputRecord } from './types.js';
 import { isObj, type Obj } from './values.js';
 
@@ -117,6 +117,10 @@ export function jsonataInput(ctx: MessageContext, ruleId: string): Obj {
  * objects is one record each, nothing (undefined or null) means the rule did not match.
  */
 export function compileJsonata(expr: string, filters: string[]): CompiledRule {
+  for (const f of filters) {
+    const why = validateTopicFilter(f);
+    if (why) throw new RuleError('rule.bad_filter', `invalid topic filter ${JSON.stringify(f)}: ${why}`, f);
+  }
   const compiled = compileJsonataExpression(expr);
   const matchers = filters.map(compileTopicFilter);
   return {
