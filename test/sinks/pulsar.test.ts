@@ -19,7 +19,7 @@ import { nativeProducerConfig } from '../../src/sinks/pulsar/native/options.js';
 import { CommandType, decodeCommand, encodePing, encodeSend } from '../../src/sinks/pulsar/protocol/commands.js';
 import { crc32c } from '../../src/sinks/pulsar/protocol/crc32c.js';
 import { FrameReader, payloadFrame, simpleFrame } from '../../src/sinks/pulsar/protocol/frame.js';
-import { encodeMessageMetadata, encodeSingleMessage } from '../../src/sinks/pulsar/protocol/metadata.js';
+import { encodeBatch, encodeMessageMetadata, encodeSingleMessage } from '../../src/sinks/pulsar/protocol/metadata.js';
 import { decodeProto } from '../../src/sinks/pulsar/protocol/proto-reader.js';
 import { ProtoWriter } from '../../src/sinks/pulsar/protocol/proto-writer.js';
 import { javaStringHash, murmur3Hash, PartitionRouter } from '../../src/sinks/pulsar/routing.js';
@@ -33,6 +33,18 @@ describe('CRC32C', () => {
     assert.equal(crc32c(Buffer.alloc(32, 0)), 0x8a9136aa);
     assert.equal(crc32c(Buffer.alloc(32, 0xff)), 0x62a8ab43);
     assert.equal(crc32c(Buffer.from(Array.from({ length: 32 }, (_, i) => i))), 0x46dd794e);
+  });
+  it('agrees with a bit-at-a-time CRC-32C on every length 0..300', () => {
+    const bitwise = (b: Uint8Array) => {
+      let c = 0xffffffff;
+      for (const x of b) {
+        c ^= x;
+        for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
+      }
+      return ~c >>> 0;
+    };
+    const data = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 131 + 7) & 0xff));
+    for (let n = 0; n <= 300; n++) assert.equal(crc32c(data.subarray(0, n)), bitwise(data.subarray(0, n)), `length ${n}`);
   });
   it('continues across chunks', () => {
     const all = Buffer.from('hello, pulsar');
@@ -73,7 +85,8 @@ describe('protobuf', () => {
       { payload: Buffer.from('{"a":1}'), key: 'dev-1', properties: { topic: 't/1' }, eventTime: 1700000000000 },
       { payload: Buffer.from('second') },
     ];
-    const raw = Buffer.concat(msgs.flatMap((m, i) => encodeSingleMessage(m, 10 + i)));
+    const raw = encodeBatch(msgs, 10);
+    assert.ok(raw.equals(Buffer.concat(msgs.flatMap((m, i) => encodeSingleMessage(m, 10 + i)))));
     const compressed = deflateSync(raw);
     const meta = encodeMessageMetadata({ producerName: 'p', sequenceId: 10, publishTime: 5, compression: 2, uncompressedSize: raw.length, numMessagesInBatch: 2, highestSequenceId: 11 });
     const frame = payloadFrame(encodeSend(1, 10, 2, 11), meta, compressed);

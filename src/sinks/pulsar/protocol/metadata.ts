@@ -32,19 +32,48 @@ export interface SingleMessage {
   readonly eventTime?: number | undefined;
 }
 
-/** Appends `[u32 size][SingleMessageMetadata][payload]` for one message of a batch. */
-export function encodeSingleMessage(msg: SingleMessage, sequenceId: number): Buffer[] {
+function writeSingleMetadata(w: ProtoWriter, msg: SingleMessage, sequenceId: number): void {
   // properties=1 (KeyValue key=1 value=2), partition_key=2, payload_size=3, event_time=5, sequence_id=8
-  const w = new ProtoWriter(64);
   if (msg.properties) {
-    for (const [k, v] of Object.entries(msg.properties)) w.message(1, (kv) => kv.string(1, k).string(2, v));
+    for (const k in msg.properties) w.message(1, (kv) => kv.string(1, k).string(2, msg.properties![k]!));
   }
   if (msg.key !== undefined) w.string(2, msg.key);
   w.uint(3, msg.payload.length);
   if (msg.eventTime) w.uint(5, msg.eventTime);
   w.uint(8, sequenceId);
+}
+
+/** `[u32 size][SingleMessageMetadata][payload]` for one message of a batch. */
+export function encodeSingleMessage(msg: SingleMessage, sequenceId: number): Buffer[] {
+  const w = new ProtoWriter(64);
+  writeSingleMetadata(w, msg, sequenceId);
   const meta = w.finish();
   const size = Buffer.allocUnsafe(4);
   size.writeUInt32BE(meta.length, 0);
   return [size, meta, msg.payload];
+}
+
+const scratch = new ProtoWriter(256);
+
+/** The uncompressed payload of a batch: each message's size, metadata and bytes, in one buffer. */
+export function encodeBatch(msgs: readonly SingleMessage[], firstSequenceId: number): Buffer {
+  let capacity = 0;
+  for (const m of msgs) capacity += m.payload.length + 48;
+  let out = Buffer.allocUnsafe(capacity);
+  let pos = 0;
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i]!;
+    writeSingleMetadata(scratch.reset(), m, firstSequenceId + i);
+    const meta = scratch.finish();
+    const need = pos + 4 + meta.length + m.payload.length;
+    if (need > out.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(need, out.length * 2));
+      out.copy(bigger, 0, 0, pos);
+      out = bigger;
+    }
+    pos = out.writeUInt32BE(meta.length, pos);
+    pos += meta.copy(out, pos);
+    pos += m.payload.copy(out, pos);
+  }
+  return out.subarray(0, pos);
 }

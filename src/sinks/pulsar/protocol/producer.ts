@@ -7,7 +7,7 @@ import { encodeCloseProducer, encodeProducer, encodeSend } from './commands.js';
 import { compress, compressionCode, type ProtocolCompression } from './compression.js';
 import type { PulsarConnection, ProducerListener } from './connection.js';
 import { payloadFrame } from './frame.js';
-import { encodeMessageMetadata, encodeSingleMessage, type SingleMessage } from './metadata.js';
+import { encodeBatch, encodeMessageMetadata, type SingleMessage } from './metadata.js';
 
 export interface ProducerOptions {
   readonly compression: ProtocolCompression;
@@ -136,9 +136,7 @@ export class PartitionProducer implements ProducerListener {
     const first = this.sequenceId;
     const last = first + items.length - 1;
     this.sequenceId = last + 1;
-    const parts: Buffer[] = [];
-    for (let i = 0; i < items.length; i++) parts.push(...encodeSingleMessage(items[i]!.msg, first + i));
-    const raw = Buffer.concat(parts);
+    const raw = encodeBatch(items.map((p) => p.msg), first);
     const payload = compress(this.opts.compression, raw);
     const metadata = encodeMessageMetadata({
       producerName: this.producerName, sequenceId: first, publishTime: Date.now(),

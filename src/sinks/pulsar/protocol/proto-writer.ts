@@ -63,6 +63,12 @@ export class ProtoWriter {
     return this.bytes(field, inner.finish());
   }
 
+  /** Empties the writer for reuse (the bytes of a previous finish() are overwritten). */
+  reset(): this {
+    this.pos = 0;
+    return this;
+  }
+
   get length(): number {
     return this.pos;
   }
