@@ -3,6 +3,7 @@ import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
 import { migrateCommand } from './migrate.js';
 import { runCommand } from './run.js';
+import { testCommand } from './test.js';
 
 export interface Command {
   readonly summary: string;
@@ -14,6 +15,7 @@ export const COMMANDS: Record<string, Command> = {
   check: checkCommand,
   migrate: migrateCommand,
   eval: evalCommand,
+  test: testCommand,
 };
 
 export function usage(): string {

@@ -106,12 +106,12 @@ export type WeirFileConfig = Static<typeof WeirSpec>;
 export const RuleTestSpec = Type.Object(
   {
     name: Type.Optional(Type.String()),
-    event: Type.Record(Type.String(), Type.Unknown()),
+    event: Type.Record(Type.String(), Type.Unknown(), { description: 'Event fields as in `weir eval`; payload may be an object (it is JSON-encoded).' }),
     expect: Type.Object(
       {
         outputs: Type.Optional(Type.Array(Type.Unknown())),
         no_match: Type.Optional(Type.Boolean()),
-        error: Type.Optional(Type.String()),
+        error: Type.Optional(Type.Union([Type.Boolean(), Type.String()], { description: 'true for any error, or text the error must contain.' })),
       },
       { additionalProperties: false },
     ),

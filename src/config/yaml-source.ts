@@ -16,7 +16,7 @@ export function parseYaml(file: string, text: string): YamlSource {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const errors = [...doc.errors, ...doc.warnings].map((e) => {
-    const pos = e.linePos?.[0];
+    const pos = lines.linePos(e.pos[0]);
     return new ConfigError('config.yaml_syntax', e.message.split('\n')[0] ?? e.message, { file, line: pos?.line, col: pos?.col });
   });
   return { file, text, doc, lines, errors };

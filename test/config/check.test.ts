@@ -1,0 +1,120 @@
+// Acceptance 5 of the foundation: a malformed weir.yaml or rule file makes `weir check` and
+// `weir run` exit non-zero naming the file, line and reason; a valid configuration exits 0.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from '../harness/process.js';
+import { ROOT, runCli, writeWeirFiles } from '../harness/weir.js';
+
+const GOOD_CONFIG = `
+broker:
+  url: mqtt://127.0.0.1:1
+sinks:
+  db:
+    type: postgres
+    url: postgres://weir@127.0.0.1:1/weir
+http: { port: {{HTTP_PORT}} }
+`;
+const GOOD_RULE = `
+id: r1
+sql: SELECT payload.temp AS temp FROM "device/+/telemetry" WHERE payload.temp > 30
+actions:
+  - sink: db
+    table: t
+    columns: { temp: '\${temp}' }
+`;
+
+function files(config: string, rule = GOOD_RULE): string {
+  return join(writeWeirFiles({ config, rules: { 'r1.yaml': rule } }, 0, tempDir('check')), 'weir.yaml');
+}
+
+test('the shipped weir.yaml and rules/ pass weir check', async () => {
+  const r = await runCli(['check', '--config', join(ROOT, 'weir.yaml')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /ok: .*1 sink\(s\), 1 rule\(s\)/);
+});
+
+test('a valid configuration exits 0', async () => {
+  const r = await runCli(['check', '-c', files(GOOD_CONFIG)]);
+  assert.equal(r.code, 0, r.stderr);
+});
+
+test('YAML syntax error: file, line and reason', async () => {
+  const cfg = files('broker:\n  url: [unclosed\nsinks: {}\n');
+  const r = await runCli(['check', '-c', cfg]);
+  assert.notEqual(r.code, 0);
+  assert.ok(r.stderr.includes(`${cfg}:`), r.stderr);
+  assert.match(r.stderr, /weir\.yaml:\d+:\d+: /);
+});
+
+test('unknown key, wrong enum, out-of-range number: each named with file:line:col and key', async () => {
+  const cfg = files(`
+broker:
+  url: mqtt://127.0.0.1:1
+  conections: 3
+  ack: sometimes
+sinks:
+  db:
+    type: postgres
+    url: postgres://x@h/db
+    batch: { max_items: 0 }
+`);
+  const r = await runCli(['check', '-c', cfg]);
+  assert.equal(r.code, 1);
+  assert.ok(r.stderr.includes(`${cfg}:4:3: broker.conections: unknown key 'conections'`), r.stderr);
+  assert.ok(r.stderr.includes(`${cfg}:5:8: broker.ack: expected one of "after_commit", "on_receive", got "sometimes"`), r.stderr);
+  assert.ok(r.stderr.includes(`${cfg}:10:25: sinks.db.batch.max_items: expected a number >= 1, got 0`), r.stderr);
+});
+
+test('an unknown sink type and a rule naming a missing sink are reported', async () => {
+  const cfg = files(GOOD_CONFIG.replace('type: postgres', 'type: postgress'));
+  const r = await runCli(['check', '-c', cfg]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /weir\.yaml:6:11: sinks\.db\.type: unknown sink type 'postgress' \(known: postgres/);
+  assert.match(r.stderr, /r1\.yaml:\d+:\d+: actions\.0\.sink: no sink named 'db'/);
+});
+
+test('rule SQL that does not parse: the rule file, the line and column inside it, and what was expected', async () => {
+  const rule = `id: r1
+sql: |
+  SELECT payload.temp AS temp,
+    FROM "device/+/telemetry"
+actions: []
+`;
+  const cfg = files(GOOD_CONFIG, rule);
+  const r = await runCli(['check', '-c', cfg]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /rules\/r1\.yaml:4:5: sql: expected an expression, found 'FROM'/);
+});
+
+test('${ENV} interpolation: defaults apply, an unset variable without default is an error at its line', async () => {
+  const cfg = files(GOOD_CONFIG.replace('url: mqtt://127.0.0.1:1', 'url: ${WEIR_T_URL:-mqtt://127.0.0.1:1}\n  client_id: ${WEIR_T_ID}'));
+  const unset = await runCli(['check', '-c', cfg], { WEIR_T_ID: '' });
+  assert.equal(unset.code, 1);
+  assert.match(unset.stderr, /weir\.yaml:4:14: environment variable WEIR_T_ID is not set/);
+  const set = await runCli(['check', '-c', cfg], { WEIR_T_ID: 'weir-x' });
+  assert.equal(set.code, 0, set.stderr);
+});
+
+test('weir run with a malformed config exits non-zero naming the file and line, without connecting', async () => {
+  const cfg = files(GOOD_CONFIG.replace('url: mqtt://127.0.0.1:1', 'url: mqtt://127.0.0.1:1\n  connections: many'));
+  const r = await runCli(['run', '-c', cfg]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /weir\.yaml:4:16: broker\.connections: expected integer, got "many"/);
+  assert.match(r.stderr, /nothing was started/);
+});
+
+test('unknown command and unknown option are usage errors (exit 2)', async () => {
+  assert.equal((await runCli(['frobnicate'])).code, 2);
+  const r = await runCli(['check', '--nope']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /Unknown option '--nope'/);
+});
+
+test('every command has --help', async () => {
+  for (const cmd of ['run', 'check', 'migrate', 'eval', 'test']) {
+    const r = await runCli([cmd, '--help']);
+    assert.equal(r.code, 0, cmd);
+    assert.match(r.stdout, new RegExp(`usage: weir ${cmd}`));
+  }
+});

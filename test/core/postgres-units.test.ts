@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { classifyPgError } from '../../src/sinks/postgres/classify.js';
+import { insertSql, toColumnValue } from '../../src/sinks/postgres/statements.js';
+import { WeirError } from '../../src/errors.js';
+
+test('SQLSTATE classes: data and constraint errors reject the row, connection and shutdown errors retry, schema and auth are fatal', () => {
+  assert.equal(classifyPgError({ code: '22P02' }), 'reject');
+  assert.equal(classifyPgError({ code: '23502' }), 'reject');
+  assert.equal(classifyPgError({ code: '08006' }), 'retry');
+  assert.equal(classifyPgError({ code: '57P01' }), 'retry');
+  assert.equal(classifyPgError({ code: '40001' }), 'retry');
+  assert.equal(classifyPgError({ code: '42P01' }), 'fatal');
+  assert.equal(classifyPgError({ code: '28P01' }), 'fatal');
+  assert.equal(classifyPgError({ code: 'ECONNREFUSED' }), 'retry');
+  assert.equal(classifyPgError(new Error('Connection terminated unexpectedly')), 'retry');
+  assert.equal(classifyPgError(new WeirError('sink.postgres.unknown_column', 'x')), 'fatal');
+  assert.equal(classifyPgError(new WeirError('sink.postgres.not_connected', 'x', { retriable: true })), 'retry');
+});
+
+test('unnest and VALUES statements', () => {
+  const t = { table: 'public.telemetry', columns: ['ts', 'temp'], onConflict: '(ts) DO NOTHING' };
+  const types = new Map([
+    ['ts', { sql: 'timestamp with time zone', category: 'D' }],
+    ['temp', { sql: 'double precision', category: 'N' }],
+  ]);
+  assert.equal(
+    insertSql('unnest', t, types, 5),
+    'INSERT INTO "public"."telemetry" ("ts", "temp") SELECT * FROM unnest($1::timestamp with time zone[], $2::double precision[]) ON CONFLICT (ts) DO NOTHING',
+  );
+  assert.equal(insertSql('values', t, types, 2), 'INSERT INTO "public"."telemetry" ("ts", "temp") VALUES ($1, $2), ($3, $4) ON CONFLICT (ts) DO NOTHING');
+});
+
+test('values shaped for their column: epoch ms into timestamps, objects into json, missing → NULL', () => {
+  const ts = { sql: 'timestamp with time zone', category: 'D' };
+  assert.deepEqual(toColumnValue(1733140000123, ts), new Date(1733140000123));
+  assert.equal(toColumnValue('2024-12-02T12:00:00Z', ts), '2024-12-02T12:00:00Z');
+  assert.equal(toColumnValue(undefined, ts), null);
+  assert.equal(toColumnValue({ a: 1 }, { sql: 'jsonb', category: 'U' }), '{"a":1}');
+  assert.equal(toColumnValue(3.5, { sql: 'double precision', category: 'N' }), 3.5);
+});
