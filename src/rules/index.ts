@@ -7,5 +7,6 @@ export { topicMatches, validateTopicFilter, compileTopicFilter } from './topic.j
 export { compileTemplate, templatePaths } from './template.js';
 export { RuleError, RuleEvalError } from './errors.js';
 export { parseRule, parseRuleRecover } from './parser.js';
+export { checkSql } from './check.js';
 export { FUNCTIONS } from './functions/all.js';
 export type { FunctionSpec } from './functions/registry.js';

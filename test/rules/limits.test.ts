@@ -58,3 +58,11 @@ test('an evaluation error never escapes as anything but RuleEvalError', async ()
   assert.equal(await evalErr('SELECT nth(0, [1]) AS r FROM "#"'), 'rule.bad_index');
   assert.equal(await evalErr("SELECT regex_match('a', '(') AS r FROM \"#\""), 'rule.bad_regex');
 });
+
+test('checkSql reports every unknown function and wrong arity at once', async () => {
+  const { checkSql } = await import('../../src/rules/index.js');
+  const errs = checkSql('SELECT nope(1), upper(), kv_store_get(1), lower(clientid) FROM "t/#"');
+  assert.deepEqual(errs.map((e) => e.code), ['rule.unknown_function', 'rule.arity', 'rule.unsupported_function']);
+  assert.deepEqual(checkSql('SELECT a FROM "t/#"'), []);
+  assert.ok(checkSql('SELECT a +, b FROM "t/#/x"').length >= 2);
+});
