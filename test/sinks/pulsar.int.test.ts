@@ -144,6 +144,23 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
     process.stderr.write(`pulsar.int: ${N} msgs written in ${writeMs} ms; raw ${raw} B, stored ${stats.storageSize} B\n`);
   });
 
+  it('dead-letters a message over the broker limit and writes the rest of its batch', async () => {
+    const topic = `persistent://public/default/weir-big-${Date.now()}`;
+    const sink = pulsarSink.create(sinkConfig(topic), { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    await sink.connect(AbortSignal.timeout(30_000));
+    const action = sink.bind({ properties: { seq: '${seq}' }, payload: '${blob}' }, 'r1');
+    const small = (i: number) => action.encode({ record: { seq: i, blob: `small-${i}` }, event: { topic: 't', payload: '' }, ruleId: 'r1' });
+    const big = action.encode({ record: { seq: 1, blob: Buffer.alloc(6 * 1024 * 1024, 1) }, event: { topic: 't', payload: '' }, ruleId: 'r1' });
+    const r = await sink.write([small(0), big, small(2)], AbortSignal.timeout(30_000));
+    assert.deepEqual(r.retry, []);
+    assert.equal(r.rejected.length, 1);
+    assert.equal(r.rejected[0]!.index, 1);
+    assert.equal(sink.classify(r.rejected[0]!.error), 'reject');
+    await sink.close();
+    const read = await readAll(topic, 10, 2);
+    assert.deepEqual(read.map((m) => m.payload.toString()).sort(), ['small-0', 'small-2']);
+  });
+
   it('fails writes with retriable errors while the broker is down, then succeeds after it restarts', async () => {
     const topic = `persistent://public/default/weir-restart-${Date.now()}`;
     const sink = pulsarSink.create(sinkConfig(topic), { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
