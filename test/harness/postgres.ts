@@ -30,7 +30,12 @@ function binDir(): string | undefined {
   return versions[0] ? join(root, versions[0], 'bin') : undefined;
 }
 
-export async function startPostgres(): Promise<PostgresServer> {
+export interface StartPostgresOptions {
+  /** Keep fsync on (benchmarks); tests turn it off, since they never crash the machine. */
+  fsync?: boolean;
+}
+
+export async function startPostgres(opts: StartPostgresOptions = {}): Promise<PostgresServer> {
   if (!binDir()) await ensureDebianPackage('postgresql', ['/usr/lib/postgresql']);
   const bin = binDir();
   if (!bin) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin');
@@ -54,7 +59,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     async start() {
       svc = startService(
         join(bin, 'postgres'),
-        ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', 'fsync=off', '-c', 'max_connections=200', '-c', 'shared_buffers=128MB'],
+        ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', `fsync=${opts.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200', '-c', 'shared_buffers=128MB'],
         join(dir, 'postgres.log'),
         ids,
       );

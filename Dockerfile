@@ -1,0 +1,28 @@
+# weir container image: build stage compiles TypeScript; the runtime stage holds only what runs.
+FROM node:20-bookworm AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json ./
+COPY src ./src
+COPY bin ./bin
+# npm ci runs `prepare` (tsc). pulsar-client's install downloads its prebuilt native library here,
+# where the build has network access; it is optional, so the image still builds without it.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production WEIR_LOG_LEVEL=info
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+COPY migrations ./migrations
+COPY rules ./rules
+COPY weir.yaml ./weir.yaml
+USER node
+EXPOSE 9464
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.WEIR_HTTP_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# SIGTERM: stop reading, store and ack what was read, disconnect keeping the session.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["node", "bin/weir.js"]
+CMD ["run", "--config", "/app/weir.yaml"]

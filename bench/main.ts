@@ -1,0 +1,17 @@
+// npm run bench -- <name>: runs one benchmark (or `all`). Benchmarks print their figures and
+// write bench/results/<name>.json; they are never part of the test suite.
+const BENCHES: Record<string, () => Promise<object>> = {
+  pg: async () => (await import('./pg.js')).benchPg(),
+  ingest: async () => (await import('./ingest.js')).benchIngest(),
+  rules: async () => (await import('./rules.js')).benchRules(),
+};
+
+const name = process.argv[2] ?? '';
+if (!(name in BENCHES) && name !== 'all') {
+  process.stderr.write(`usage: npm run bench -- <${[...Object.keys(BENCHES), 'all'].join('|')}>\n`);
+  process.exit(2);
+}
+for (const [n, run] of Object.entries(BENCHES)) {
+  if (name === 'all' || name === n) await run();
+}
+process.exit(0);
