@@ -92,7 +92,8 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
   const evaluate = async
     ? (ctx: MessageContext, ruleId: string): Promise<EvalResult> => evaluateAsync(ctx, ruleId, nSlots, fromMatches, run)
     : (ctx: MessageContext, ruleId: string): EvalResult => {
-        if (!fromMatches(ctx.event.topic)) return NO_MATCH;
+        const topic = ctx.event.topic;
+        if (typeof topic !== 'string' || !fromMatches(topic)) return NO_MATCH;
         const s = new Scope(ctx, ruleId, nSlots === 0 ? NO_SLOTS : new Array(nSlots), undefined);
         try {
           return run(s);
@@ -105,7 +106,8 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
 
 /** Re-runs the synchronous closures until every asynchronous call they reach has settled. */
 async function evaluateAsync(ctx: MessageContext, ruleId: string, nSlots: number, fromMatches: (t: string) => boolean, run: (s: Scope) => EvalResult): Promise<EvalResult> {
-  if (!fromMatches(ctx.event.topic)) return NO_MATCH;
+  const topic = ctx.event.topic;
+  if (typeof topic !== 'string' || !fromMatches(topic)) return NO_MATCH;
   const settled: SettledCalls = { next: 0, results: [] };
   for (let round = 0; ; round++) {
     settled.next = 0;

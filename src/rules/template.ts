@@ -2,7 +2,7 @@
 // topics. `${a.b}` alone gives the raw value (its type kept, undefined when missing); inside
 // other text values are rendered (maps and lists as JSON, missing as ''). A path is looked up in
 // the record first, then in the event (`${clientid}`, `${topic}`, `${payload.x}`).
-import { payloadText } from './context.js';
+import { decodeJson, payloadText } from './context.js';
 import { getIndex, getKey } from './paths.js';
 import type { OutputRecord, RuleEvent } from './types.js';
 import { toStr } from './values.js';
@@ -45,10 +45,26 @@ export function templatePaths(template: string): string[] {
   return parseTemplate(template).flatMap((p) => (typeof p === 'string' ? [] : [p.text]));
 }
 
+/**
+ * JSON strings met on the way (the raw payload of a SELECT * record), decoded once per record
+ * and key rather than once per placeholder.
+ */
+const decodedStrings = new WeakMap<object, Map<PathStep, unknown>>();
+
 function walk(v: unknown, path: readonly PathStep[], from: number): unknown {
   for (let i = from; i < path.length && v !== undefined; i++) {
     const step = path[i] as PathStep;
+    const parent = v;
     v = typeof step === 'number' ? getIndex(v, step) : getKey(v, step);
+    if (typeof v === 'string' && i + 1 < path.length && typeof parent === 'object' && parent !== null) {
+      let cache = decodedStrings.get(parent);
+      if (!cache) {
+        cache = new Map();
+        decodedStrings.set(parent, cache);
+      }
+      if (!cache.has(step)) cache.set(step, decodeJson(v));
+      v = cache.get(step);
+    }
   }
   return v;
 }
