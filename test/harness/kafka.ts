@@ -118,6 +118,8 @@ function jvmArgs(dir: string): string[] {
     '-Djava.net.preferIPv4Stack=true',
     `-Dlog4j2.configurationFile=${join(dir, 'log4j2.properties')}`,
     `-Dkafka.logs.dir=${join(dir, 'logs')}`,
+    // Extra JVM options, e.g. a bigger heap for a benchmark (later options win).
+    ...(process.env.WEIR_KAFKA_JAVA_OPTS ?? '').split(/\s+/).filter(Boolean),
     '-cp',
     `${LIB}/*`,
   ];

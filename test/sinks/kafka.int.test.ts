@@ -271,15 +271,10 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
   });
 
   describe('a broker that stops and starts again', () => {
-    let own: KafkaBroker;
-    before(async () => {
-      own = await startKafka({ partitionsDefault: 3 });
-    });
-    after(async () => {
-      await own?.dispose();
-    });
-
-    it('fails the write with a retry-class error while down, and succeeds after the restart', async () => {
+    it('fails the write with a retry-class error while down, and succeeds after the restart', async (t) => {
+      // A broker of its own: stopping the shared one would break every other test of the run.
+      const own: KafkaBroker = await startKafka({ partitionsDefault: 3 });
+      t.after(() => own.dispose());
       const topic = `restart-${randomUUID()}`;
       const sink = newSink(own.brokers, { create_topics: { partitions: 3, replication_factor: 1 }, timeout_ms: 5_000 });
       await sink.connect(never);
