@@ -6,7 +6,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { RuleConfig } from '../config/load.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics/names.js';
+import { ruleCounters, type Metrics, type RuleCounters } from '../metrics/names.js';
 import { createMessageContext } from '../rules/index.js';
 import type { EvalResult, MessageContext, RuleEvent } from '../rules/types.js';
 import type { DeadLetterQueue } from './dead-letter.js';
@@ -17,6 +17,7 @@ import type { ActionHandle, Outcome, SinkRunner } from './sink-runner.js';
 export interface LiveRule {
   readonly cfg: RuleConfig;
   readonly actions: ReadonlyArray<{ runner: SinkRunner; handle: ActionHandle }>;
+  readonly counters: RuleCounters;
 }
 
 export class Pipeline {
@@ -61,7 +62,7 @@ export class Pipeline {
         const runner = this.runners.get(a.sink)!;
         return { runner, handle: runner.bind(cfg.id, a.settings) };
       });
-      next.push({ cfg, actions });
+      next.push({ cfg, actions, counters: ruleCounters(this.metrics, cfg.id) });
     }
     for (const gone of [...old.values()]) for (const a of gone.actions) a.runner.unbind(a.handle);
     const router = new TopicRouter<LiveRule>();
@@ -95,7 +96,7 @@ export class Pipeline {
     const ctx = createMessageContext(event);
     for (const rule of rules) {
       const id = rule.cfg.id;
-      m.ruleMatched.labels(id).inc();
+      rule.counters.matched.inc();
       if (rule.cfg.payloadFormat === 'json' && ctx.decodedPayload() === undefined) {
         pending++;
         this.ruleFailed(rule, event, 'invalid_payload', 'payload is not valid JSON (set payload_format: raw to accept any payload)').then(done);
@@ -124,15 +125,15 @@ export class Pipeline {
 
   /** Sends a rule's outputs to its actions; `done` is called once, when all of them are durable. */
   private dispatch(rule: LiveRule, result: EvalResult, event: RuleEvent, _ctx: MessageContext, done: () => void): void {
-    const m = this.metrics;
+    const c = rule.counters;
     const id = rule.cfg.id;
     if (!result.matched || result.outputs.length === 0) {
-      m.ruleFailed.labels(id).inc();
-      m.ruleFailedNoResult.labels(id).inc();
+      c.failed.inc();
+      c.failedNoResult.inc();
       done();
       return;
     }
-    m.rulePassed.labels(id).inc();
+    c.passed.inc();
     let pending = 1;
     const one = () => {
       if (--pending === 0) done();
@@ -141,9 +142,9 @@ export class Pipeline {
     for (const record of result.outputs) {
       for (const a of rule.actions) {
         pending++;
-        m.ruleActionsTotal.labels(id).inc();
+        c.actionsTotal.inc();
         a.runner.enqueue(a.handle, { record, event, ruleId: id }, bytes, (outcome: Outcome) => {
-          (outcome === 'stored' ? m.ruleActionsSuccess : m.ruleActionsFailed).labels(id).inc();
+          (outcome === 'stored' ? c.actionsSuccess : c.actionsFailed).inc();
           one();
         });
       }
@@ -153,8 +154,8 @@ export class Pipeline {
 
   private async ruleFailed(rule: LiveRule, event: RuleEvent, reason: string, error: string): Promise<void> {
     const id = rule.cfg.id;
-    this.metrics.ruleFailed.labels(id).inc();
-    this.metrics.ruleFailedException.labels(id).inc();
+    rule.counters.failed.inc();
+    rule.counters.failedException.inc();
     this.log.debug({ rule: id, reason, err: error, topic: event.topic }, 'rule failed on a message; dead-lettering it');
     const payload = typeof event.payload === 'string' ? Buffer.from(event.payload) : event.payload;
     await this.dlq().put({ ruleId: id, sink: '', reason, error, topic: event.topic, payload, record: undefined, receivedAt: event.publish_received_at ?? Date.now() });

@@ -5,7 +5,7 @@ import PQueue from 'p-queue';
 import type { SinkConfig } from '../config/load.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics/names.js';
+import { actionCounters, type ActionCounters, type Metrics } from '../metrics/names.js';
 import { backoffMs, sleep } from '../retry/backoff.js';
 import type { BoundAction, DeadLetter, Sink, SinkInput } from '../sinks/types.js';
 import { Batcher } from './batcher.js';
@@ -28,6 +28,7 @@ export class ActionHandle {
     readonly bound: BoundAction<unknown>,
     readonly batcher: Batcher<Entry>,
     readonly labels: { sink: string; rule: string },
+    readonly counters: ActionCounters,
   ) {}
 }
 
@@ -85,7 +86,7 @@ export class SinkRunner {
   bind(ruleId: string, settings: Record<string, unknown>): ActionHandle {
     const bound = this.sink.bind(settings, ruleId) as BoundAction<unknown>;
     const labels = { sink: this.name, rule: ruleId };
-    const handle: ActionHandle = new ActionHandle(ruleId, bound, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)), labels);
+    const handle: ActionHandle = new ActionHandle(ruleId, bound, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)), labels, actionCounters(this.metrics, labels));
     this.actions.add(handle);
     return handle;
   }
@@ -98,7 +99,7 @@ export class SinkRunner {
 
   /** Hands one rule output to the action; `done` is called once it is stored or dead-lettered. */
   enqueue(handle: ActionHandle, input: SinkInput, bytes: number, done: (outcome: Outcome) => void): void {
-    this.metrics.sinkMatched.labels(handle.labels).inc();
+    handle.counters.matched.inc();
     let item: unknown;
     try {
       item = handle.bound.encode(input);
@@ -106,7 +107,7 @@ export class SinkRunner {
       this.deadLetter(handle, [{ item: undefined, input, bytes, done }], 'encode_error', err);
       return;
     }
-    this.metrics.sinkQueuing.labels(handle.labels).inc();
+    handle.counters.queuing.inc();
     handle.batcher.add({ item, input, bytes, done }, bytes);
   }
 
@@ -121,8 +122,8 @@ export class SinkRunner {
   }
 
   private submit(handle: ActionHandle, batch: Entry[]): void {
-    this.metrics.sinkQueuing.labels(handle.labels).dec(batch.length);
-    this.metrics.sinkInflight.labels(handle.labels).inc(batch.length);
+    handle.counters.queuing.dec(batch.length);
+    handle.counters.inflight.inc(batch.length);
     void this.queue.add(() => this.writeBatch(handle, batch, 1));
   }
 
@@ -156,8 +157,8 @@ export class SinkRunner {
       stored++;
       batch[i]!.done('stored');
     }
-    m.sinkSuccess.labels(handle.labels).inc(stored);
-    m.sinkInflight.labels(handle.labels).dec(stored);
+    handle.counters.success.inc(stored);
+    handle.counters.inflight.dec(stored);
     for (const r of result.rejected) await this.deadLetter(handle, [batch[r.index]!], 'rejected', r.error, true);
     if (result.retry.length) {
       await this.retryLater(handle, result.retry.map((i) => batch[i]!), attempt, result.retryError ?? new Error('sink asked to retry'), 'retry');
@@ -174,11 +175,11 @@ export class SinkRunner {
     if (this.signal.aborted) {
       // Shutting down: these items end here unstored; their messages stay unacked and the broker
       // redelivers them to the next session.
-      m.sinkFailed.labels(handle.labels).inc(batch.length);
-      m.sinkInflight.labels(handle.labels).dec(batch.length);
+      handle.counters.failed.inc(batch.length);
+      handle.counters.inflight.dec(batch.length);
       return;
     }
-    m.sinkRetried.labels(handle.labels).inc(batch.length);
+    handle.counters.retried.inc(batch.length);
     await this.writeBatch(handle, batch, attempt + 1);
   }
 
@@ -195,8 +196,8 @@ export class SinkRunner {
       receivedAt: e.input.event.publish_received_at ?? Date.now(),
     }));
     await Promise.all(letters.map((l) => this.dlq().put(l)));
-    m.sinkDeadLettered.labels(handle.labels).inc(entries.length);
-    if (wasInflight) m.sinkInflight.labels(handle.labels).dec(entries.length);
+    handle.counters.deadLettered.inc(entries.length);
+    if (wasInflight) handle.counters.inflight.dec(entries.length);
     for (const e of entries) e.done('dead_lettered');
   }
 

@@ -52,3 +52,32 @@ export function createMetrics(registry = new Registry()) {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** One rule's counters, resolved once: `labels()` hashes its arguments on every call. */
+export function ruleCounters(m: Metrics, rule: string) {
+  return {
+    matched: m.ruleMatched.labels(rule),
+    passed: m.rulePassed.labels(rule),
+    failed: m.ruleFailed.labels(rule),
+    failedException: m.ruleFailedException.labels(rule),
+    failedNoResult: m.ruleFailedNoResult.labels(rule),
+    actionsTotal: m.ruleActionsTotal.labels(rule),
+    actionsSuccess: m.ruleActionsSuccess.labels(rule),
+    actionsFailed: m.ruleActionsFailed.labels(rule),
+  };
+}
+export type RuleCounters = ReturnType<typeof ruleCounters>;
+
+/** One action's (sink × rule) counters and gauges, resolved once. */
+export function actionCounters(m: Metrics, labels: { sink: string; rule: string }) {
+  return {
+    matched: m.sinkMatched.labels(labels),
+    success: m.sinkSuccess.labels(labels),
+    failed: m.sinkFailed.labels(labels),
+    retried: m.sinkRetried.labels(labels),
+    deadLettered: m.sinkDeadLettered.labels(labels),
+    queuing: m.sinkQueuing.labels(labels),
+    inflight: m.sinkInflight.labels(labels),
+  };
+}
+export type ActionCounters = ReturnType<typeof actionCounters>;
