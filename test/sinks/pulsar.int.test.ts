@@ -144,21 +144,26 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
     process.stderr.write(`pulsar.int: ${N} msgs written in ${writeMs} ms; raw ${raw} B, stored ${stats.storageSize} B\n`);
   });
 
-  it('dead-letters a message over the broker limit and writes the rest of its batch', async () => {
+  it('dead-letters a message over the broker limit, keeps batches of large messages under it, writes the rest', async () => {
     const topic = `persistent://public/default/weir-big-${Date.now()}`;
-    const sink = pulsarSink.create(sinkConfig(topic), { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    const cfg = sinkConfig(topic, { compression: 'none', batching: { max_messages: 1000, max_bytes: 4 * 1024 * 1024, max_delay_ms: 5 } });
+    const sink = pulsarSink.create(cfg, { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
     await sink.connect(AbortSignal.timeout(30_000));
     const action = sink.bind({ properties: { seq: '${seq}' }, payload: '${blob}' }, 'r1');
-    const small = (i: number) => action.encode({ record: { seq: i, blob: `small-${i}` }, event: { topic: 't', payload: '' }, ruleId: 'r1' });
-    const big = action.encode({ record: { seq: 1, blob: Buffer.alloc(6 * 1024 * 1024, 1) }, event: { topic: 't', payload: '' }, ruleId: 'r1' });
-    const r = await sink.write([small(0), big, small(2)], AbortSignal.timeout(30_000));
-    assert.deepEqual(r.retry, []);
+    const item = (i: number, blob: string | Buffer) => action.encode({ record: { seq: i, blob }, event: { topic: 't', payload: '' }, ruleId: 'r1' });
+    const large = (i: number) => Buffer.alloc(2.6 * 1024 * 1024, 0x30 + i);
+    // Each 2.6 MiB message fits the 5 MiB limit alone; the producer starts a new batch rather than
+    // pass max_bytes (4 MiB) with both (this broker happened to accept a 5.2 MiB frame too).
+    const items = [item(0, 'small-0'), item(1, Buffer.alloc(6 * 1024 * 1024, 1)), item(2, 'small-2'), item(3, large(3)), item(4, large(4))];
+    const r = await sink.write(items, AbortSignal.timeout(30_000));
+    assert.deepEqual(r.retry, [], r.retryError?.message);
     assert.equal(r.rejected.length, 1);
     assert.equal(r.rejected[0]!.index, 1);
     assert.equal(sink.classify(r.rejected[0]!.error), 'reject');
     await sink.close();
-    const read = await readAll(topic, 10, 2);
-    assert.deepEqual(read.map((m) => m.payload.toString()).sort(), ['small-0', 'small-2']);
+    const read = await readAll(topic, 10, 4);
+    assert.deepEqual(read.map((m) => m.properties.seq).sort(), ['0', '2', '3', '4']);
+    for (const m of read) assert.ok(m.payload.equals(items[Number(m.properties.seq)]!.payload));
   });
 
   it('fails writes with retriable errors while the broker is down, then succeeds after it restarts', async () => {

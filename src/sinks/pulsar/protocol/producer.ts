@@ -87,6 +87,9 @@ export class PartitionProducer implements ProducerListener {
   send(msg: SingleMessage): Promise<void> {
     if (this.closing) return Promise.reject(new WeirError('sink.pulsar.closed', 'producer closed', { retriable: true }));
     return new Promise<void>((resolve, reject) => {
+      // A batch stays within max_bytes unless one message alone is larger, so a batch of
+      // messages that each fit never outgrows the broker's frame limit.
+      if (this.queue.length > 0 && this.queueBytes + msg.payload.length > this.opts.maxBytes) this.flush();
       this.queue.push({ msg, resolve, reject });
       this.queueBytes += msg.payload.length;
       if (this.queue.length >= this.opts.maxMessages || this.queueBytes >= this.opts.maxBytes) this.flush();
