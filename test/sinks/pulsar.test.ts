@@ -201,6 +201,13 @@ describe('spec', () => {
     assert.deepEqual(c.batching, { max_messages: 1000, max_bytes: 131072, max_delay_ms: 1 });
     assert.equal(pulsarSink.type, 'pulsar');
   });
+  it('refuses at creation what the protocol transport cannot do', () => {
+    const deps = { name: 'p', log: silentLogger };
+    assert.throws(() => pulsarSink.create(config({ compression: 'zstd' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.compression_unsupported');
+    assert.throws(() => pulsarSink.create(config({ service_url: 'pulsar+ssl://h:6651' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.bad_service_url');
+    assert.throws(() => pulsarSink.create(config({ create_topic: 'if_missing' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.no_admin_url');
+    assert.ok(pulsarSink.create(config({ compression: 'zstd', transport: 'native' }), deps));
+  });
   it('accepts sample.yaml and refuses unknown keys', () => {
     const sample = parseYaml(readFileSync(new URL('../../src/sinks/pulsar/sample.yaml', import.meta.url), 'utf8')) as {
       sinks: Record<string, Record<string, unknown>>; actions: Array<Record<string, unknown>>;

@@ -10,7 +10,8 @@ import { ensurePartitionedTopic } from './admin.js';
 import { classifyPulsarError } from './classify.js';
 import { compileEncoder } from './encode.js';
 import { NativeTransport } from './native/native-transport.js';
-import { ProtocolTransport } from './protocol/client.js';
+import { parseServiceUrl, ProtocolTransport } from './protocol/client.js';
+import { assertProtocolCompression } from './protocol/compression.js';
 import type { PulsarAction, PulsarConfig } from './spec.js';
 import type { OutgoingMessage, PulsarTransport } from './transport.js';
 
@@ -36,6 +37,11 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   ) {
     if (cfg.create_topic === 'if_missing' && !cfg.admin_url) {
       throw new WeirError('sink.pulsar.no_admin_url', `sinks.${deps.name}: create_topic: if_missing needs admin_url`);
+    }
+    if (cfg.transport === 'protocol') {
+      // Settings the protocol transport cannot honour fail at start-up, not on every connect.
+      assertProtocolCompression(cfg.compression);
+      parseServiceUrl(cfg.service_url);
     }
   }
 
