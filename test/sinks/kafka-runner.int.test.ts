@@ -7,6 +7,7 @@
 // run uses 30 s).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
@@ -41,6 +42,7 @@ describe('kafka sink under the core sink runner', { timeout: 300_000 }, () => {
     const metrics = createMetrics();
     const stop = new AbortController();
     const dir = tempDir('kafka-runner');
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
     const settings = Value.Default(KafkaConfigSpec, { brokers: broker.brokers, create_topics: { partitions: 6, replication_factor: 1 }, timeout_ms: 5_000, compression: 'lz4' }) as Record<string, unknown>;
     const cfg: SinkConfig = {
       name: 'kafka',
