@@ -26,8 +26,14 @@ import { tempDir } from '../harness/process.js';
 const { Kafka, logLevel } = kafkajs;
 const OUTAGE_MS = Number(process.env.WEIR_KAFKA_OUTAGE_MS ?? 15_000);
 
-async function counterValue(c: { get(): Promise<{ values: Array<{ value: number }> }> }): Promise<number> {
-  return (await c.get()).values.reduce((s, v) => s + v.value, 0);
+/** The sum of a metric's samples, read from the registry's Prometheus text (as a scraper sees it). */
+async function metricSum(registry: { metrics(): Promise<string> }, name: string): Promise<number> {
+  const text = await registry.metrics();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 describe('kafka sink under the core sink runner', { timeout: 300_000 }, () => {
@@ -98,8 +104,8 @@ describe('kafka sink under the core sink runner', { timeout: 300_000 }, () => {
     assert.equal(runner.ready, true, 'readiness is back');
 
     assert.equal(outcomes.filter((o) => o === 'stored').length, N, 'every record stored, none dead-lettered');
-    const retried = await counterValue(metrics.sinkRetried);
-    const success = await counterValue(metrics.sinkSuccess);
+    const retried = await metricSum(metrics.registry, 'weir_sink_retried_total');
+    const success = await metricSum(metrics.registry, 'weir_sink_success_total');
     assert.ok(retried > 0, 'retries were counted');
     assert.equal(success, N);
 
