@@ -2,7 +2,7 @@
 // the zlib wrapper (RFC 1950), not raw deflate or gzip; consumers inflate into a buffer of exactly
 // `uncompressed_size` bytes, so a complete zlib stream from Node's deflateSync is accepted.
 // LZ4, ZSTD and SNAPPY need native codecs this transport does not carry: use transport: native.
-import { deflateSync } from 'node:zlib';
+import { deflate, deflateSync } from 'node:zlib';
 import { WeirError } from '../../../errors.js';
 import { CompressionCode } from './metadata.js';
 
@@ -23,4 +23,10 @@ export function assertProtocolCompression(c: string): asserts c is ProtocolCompr
 export function compress(c: ProtocolCompression, data: Buffer): Buffer {
   // Level 6 (zlib's default, as Java's Deflater) trades CPU for size like the Java client does.
   return c === 'zlib' ? deflateSync(data) : data;
+}
+
+/** The same on libuv's thread pool, so that the event loop keeps serving while a batch compresses. */
+export function compressAsync(c: ProtocolCompression, data: Buffer): Promise<Buffer> {
+  if (c !== 'zlib') return Promise.resolve(data);
+  return new Promise((resolve, reject) => deflate(data, (err, out) => (err ? reject(err) : resolve(out))));
 }

@@ -4,7 +4,7 @@
 // fails every batch in flight with a retriable error; the next flush re-creates the producer.
 import { WeirError } from '../../../errors.js';
 import { encodeCloseProducer, encodeProducer, encodeSend } from './commands.js';
-import { compress, compressionCode, type ProtocolCompression } from './compression.js';
+import { compressAsync, compressionCode, type ProtocolCompression } from './compression.js';
 import type { PulsarConnection, ProducerListener } from './connection.js';
 import { payloadFrame } from './frame.js';
 import { encodeBatch, encodeMessageMetadata, type SingleMessage } from './metadata.js';
@@ -45,6 +45,7 @@ export class PartitionProducer implements ProducerListener {
   private opening: Promise<void> | undefined;
   private readonly inflight = new Map<number, InFlight>();
   private closing = false;
+  private writeChain: Promise<void> = Promise.resolve();
 
   constructor(
     readonly topic: string,
@@ -140,22 +141,32 @@ export class PartitionProducer implements ProducerListener {
     const last = first + items.length - 1;
     this.sequenceId = last + 1;
     const raw = encodeBatch(items.map((p) => p.msg), first);
-    const payload = compress(this.opts.compression, raw);
-    const metadata = encodeMessageMetadata({
-      producerName: this.producerName, sequenceId: first, publishTime: Date.now(),
-      compression: compressionCode(this.opts.compression), uncompressedSize: raw.length,
-      numMessagesInBatch: items.length, highestSequenceId: last,
-    });
-    const frame = payloadFrame(encodeSend(this.producerId, first, items.length, last), metadata, payload);
     const timer = setTimeout(() => {
       conn.destroy(new WeirError('sink.pulsar.send_timeout', `no send receipt from ${conn.address} for ${this.topic} within ${this.opts.sendTimeoutMs} ms`, { retriable: true }));
     }, this.opts.sendTimeoutMs);
-    this.inflight.set(first, { items, timer });
-    try {
-      conn.write(frame);
-    } catch (err) {
-      this.failInflight(err as Error);
-    }
+    const entry: InFlight = { items, timer };
+    this.inflight.set(first, entry);
+    // Compression runs on libuv's thread pool, off the event loop that also serves ingest and the
+    // rules; frames are still written in sequence-id order through writeChain.
+    const { producerId, producerName } = this;
+    const publishTime = Date.now();
+    const framed = compressAsync(this.opts.compression, raw).then((payload) => payloadFrame(
+      encodeSend(producerId, first, items.length, last),
+      encodeMessageMetadata({
+        producerName, sequenceId: first, publishTime, compression: compressionCode(this.opts.compression),
+        uncompressedSize: raw.length, numMessagesInBatch: items.length, highestSequenceId: last,
+      }),
+      payload,
+    ));
+    this.writeChain = this.writeChain
+      .then(() => framed)
+      .then((frame) => {
+        // A batch failed meanwhile (connection lost) is not written to a newer connection.
+        if (this.inflight.get(first) === entry) conn.write(frame);
+      })
+      .catch((err: Error) => {
+        if (this.inflight.get(first) === entry) this.failInflight(err);
+      });
   }
 
   onReceipt(sequenceId: number): void {
