@@ -7,21 +7,20 @@ import type { KafkaConfig } from './spec.js';
 
 const { logLevel } = kafkajs;
 
-/** kafkajs logs routed into pino. Its retry chatter during an outage goes to debug. */
+/**
+ * kafkajs logs routed into pino. kafkajs logs an ERROR line for every failed request of every
+ * internal retry; the failures it gives up on reach the core as thrown errors, which the core logs
+ * once per attempt with their class. So kafkajs' ERROR lines go to debug (they are there when
+ * someone looks closer), its rare WARN lines stay warnings.
+ */
 function logCreator(log: Logger): KafkaJsConfig['logCreator'] {
   return () =>
     ({ level, log: entry }) => {
       const { message, timestamp: _t, logger: _l, ...fields } = entry;
-      if (level === logLevel.ERROR || level === logLevel.WARN) {
-        // kafkajs warns when retries are limited with the idempotent producer: weir limits them on
-        // purpose (the core retries with backoff and counts it). Not worth a warning per start.
-        if (/Limiting retries for the idempotent producer/.test(message)) return log.debug(fields, `kafkajs: ${message}`);
-        log.warn(fields, `kafkajs: ${message}`);
-      } else if (level === logLevel.INFO) {
-        log.debug(fields, `kafkajs: ${message}`);
-      } else {
-        log.trace(fields, `kafkajs: ${message}`);
-      }
+      // weir limits the idempotent producer's retries on purpose (see sink.ts): not a warning.
+      if (level === logLevel.WARN && !/Limiting retries for the idempotent producer/.test(message)) log.warn(fields, `kafkajs: ${message}`);
+      else if (level === logLevel.DEBUG) log.trace(fields, `kafkajs: ${message}`);
+      else log.debug(fields, `kafkajs: ${message}`);
     };
 }
 
