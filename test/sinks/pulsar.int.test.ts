@@ -144,6 +144,18 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
     process.stderr.write(`pulsar.int: ${N} msgs written in ${writeMs} ms; raw ${raw} B, stored ${stats.storageSize} B\n`);
   });
 
+  it('writes everything with max_pending far below the write size (backpressure without deadlock)', async () => {
+    const topic = `persistent://public/default/weir-pending-${Date.now()}`;
+    const cfg = sinkConfig(topic, { max_pending: 7, batching: { max_messages: 3, max_bytes: 131072, max_delay_ms: 2 } });
+    const sink = pulsarSink.create(cfg, { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    await sink.connect(AbortSignal.timeout(30_000));
+    const action = sink.bind({ key: '${clientid}', properties: { seq: '${seq}' } }, 'r1');
+    const items = Array.from({ length: 700 }, (_, i) => action.encode(input(i, `dev-${i % 13}`)));
+    await Promise.all([writeAll(sink, items.slice(0, 350), 350), writeAll(sink, items.slice(350), 350)]);
+    await sink.close();
+    assert.equal((await countPulsarMessages(cfg)).total, 700);
+  });
+
   it('dead-letters a message over the broker limit, keeps batches of large messages under it, writes the rest', async () => {
     const topic = `persistent://public/default/weir-big-${Date.now()}`;
     const cfg = sinkConfig(topic, { compression: 'none', batching: { max_messages: 1000, max_bytes: 4 * 1024 * 1024, max_delay_ms: 5 } });

@@ -24,6 +24,7 @@ import { decodeProto } from '../../src/sinks/pulsar/protocol/proto-reader.js';
 import { ProtoWriter } from '../../src/sinks/pulsar/protocol/proto-writer.js';
 import { javaStringHash, murmur3Hash, PartitionRouter } from '../../src/sinks/pulsar/routing.js';
 import { PulsarConfigSpec, PulsarActionSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
+import { PendingLimit } from '../../src/sinks/pulsar/transport.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
@@ -142,6 +143,27 @@ describe('key hashing (vectors computed with independent implementations)', () =
     assert.equal(r.choose('device-0042'), 9);
     assert.deepEqual(Array.from({ length: 12 }, () => r.choose(undefined)), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]);
     assert.equal(new PartitionRouter(10, 'murmur3_32_hash').choose('hello'), 613153351 % 10);
+  });
+});
+
+describe('max_pending', () => {
+  it('lets max sends through and queues the next until one settles', async () => {
+    const limit = new PendingLimit(2);
+    assert.equal(limit.acquire(), undefined);
+    assert.equal(limit.acquire(), undefined);
+    const third = limit.acquire();
+    assert.ok(third);
+    let admitted = false;
+    void third.then(() => { admitted = true; });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(admitted, false);
+    limit.release();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(admitted, true);
+    assert.equal(limit.outstanding, 2);
+    limit.release();
+    limit.release();
+    assert.equal(limit.outstanding, 0);
   });
 });
 
