@@ -24,7 +24,7 @@ const CASES: Record<string, [string, unknown][]> = {
   type: [["int('12.7')", 12], ['int(true)', 1], ["float('1')", 1], ["bool('TRUE')", ERR], ['str(payload.a)', '{"b":2}'], ['str(payload.n)', 'null'], ['is_null(null())', true], ["map('[1]')", ERR], ["float2str(0.1, 3)", '0.1']],
   string: [
     ["split('', '/')", []], ["split('a//b', '/')", ['a', 'b']], ["split('a/b', '')", ['a/b']], ["substr('héllo', 1, 2)", 'él'],
-    ['upper(payload.n)', 'NULL'], ["pad('abcdef', 3)", 'abcdef'], ["replace('aaa', '', 'x')", 'aaa'], ["concat('a', payload.nope)", 'aundefined'],
+    ['upper(payload.n)', ERR], ['upper(true)', 'TRUE'], ["pad('abcdef', 3)", 'abcdef'], ["replace('aaa', '', 'x')", 'aaa'], ["concat('a', payload.nope)", 'aundefined'],
     ["sprintf('~s', 'a', 'b')", ERR], ["sprintf('~5s|~-3s|', 'ab', 'c')", '   ab|c  |'], ["tokens('', ',')", []], ["find('', 'a')", ''],
     ["regex_replace('aXbX', 'X', '[&]')", 'a[X]b[X]'], ["regex_match('ABC', '(?i)abc')", true], ["trim(unescape('\\t x \\n'))", 'x'],
   ],

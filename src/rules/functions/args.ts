@@ -7,8 +7,8 @@ import { isBinary, isObj, text, typeError, type Obj } from '../values.js';
 export function needStr(fn: string, v: unknown): string {
   if (typeof v === 'string') return v;
   if (v instanceof Uint8Array) return text(v);
-  // EMQX's string functions take atoms as their names (true, false, null).
-  if (typeof v === 'boolean' || v === null) return String(v);
+  // EMQX's string functions take atoms as their names (true, false), but refuse null/undefined.
+  if (typeof v === 'boolean') return String(v);
   throw typeError(fn, v);
 }
 
