@@ -8,7 +8,7 @@
 //      time), weir's CPU and peak RSS from /proc, lost and duplicate rows;
 //   3. the raw insert paths (unnest, multi-row VALUES, COPY) on the same database, without MQTT.
 // Prints a table and writes bench/results/pg.json.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -103,7 +103,7 @@ async function weirRun(mqttUrl: string, adminUrl: string, mode: string, extra: {
       .replace('    connect_timeout_ms: 2000', `    connect_timeout_ms: 2000\n    insert_mode: ${extra.insertMode ?? 'unnest'}`)
       .replace('  max_payload_bytes', `  ack: ${extra.ack ?? 'after_commit'}\n  max_payload_bytes`),
   };
-  const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' } });
+  const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true });
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
   const pid = weir.svc.proc.pid!;
   const before = procStats(pid);
@@ -170,6 +170,8 @@ async function insertPaths(adminUrl: string): Promise<Record<string, number>> {
 }
 
 export async function benchPg(): Promise<object> {
+  // weir runs compiled, as in production (tsx's transform would be measured otherwise).
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   const mq = await startMosquitto();
   const server = await startPostgres({ fsync: true });
   try {

@@ -4,6 +4,7 @@
 // device topics need not mean 1,000 connections.
 //
 //   npx tsx bench/load/publisher.ts -h mqtt://127.0.0.1:1883 -c 10 --devices 1000 -s 200 -q 1 -L 100000
+import { readFileSync } from 'node:fs';
 import mqtt from 'mqtt';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -30,6 +31,8 @@ export interface PublishOptions {
   payloadFor?: (device: number, seq: number) => Buffer | undefined;
   /** First seq per device (to continue a run). */
   seqBase?: number;
+  /** Credentials and the CA file for TLS brokers. */
+  connectOptions?: { username?: string; password?: string; ca?: string };
 }
 
 export interface PublishResult {
@@ -46,7 +49,18 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
   const clients: mqtt.MqttClient[] = [];
   const connGap = o.connRate ? 1000 / o.connRate : 0;
   for (let c = 0; c < o.clients; c++) {
-    clients.push(await mqtt.connectAsync(o.url, { clientId: `${o.clientIdPrefix ?? 'bench-pub'}-${c}`, clean: true, reconnectPeriod: 1000, protocolVersion: 5 }));
+    const co = o.connectOptions ?? {};
+    clients.push(
+      await mqtt.connectAsync(o.url, {
+        clientId: `${o.clientIdPrefix ?? 'bench-pub'}-${c}`,
+        clean: true,
+        reconnectPeriod: 1000,
+        protocolVersion: 5,
+        username: co.username,
+        password: co.password,
+        ca: co.ca ? readFileSync(co.ca) : undefined,
+      }),
+    );
     if (connGap) await new Promise((r) => setTimeout(r, connGap));
   }
   const startedAt = Date.now();

@@ -49,6 +49,7 @@ export class MqttSession {
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pingOutstanding = false;
+  private readingStopped = false;
   private readonly pending = new Map<number, (ok: boolean, detail: string) => void>();
   private connectedWaiters: Array<() => void> = [];
 
@@ -94,6 +95,7 @@ export class MqttSession {
 
   /** Stops reading new messages (the broker keeps them queued in the session). */
   pauseReading(): void {
+    this.readingStopped = true;
     this.socket?.pause();
   }
 
@@ -224,7 +226,12 @@ export class MqttSession {
   private onConnected(sock: net.Socket, sessionPresent: boolean): void {
     this.attempt = 0;
     this.state = 'connected';
-    this.window = new AckWindow(this.cfg.max_unacked, sock, (n) => this.events.onAcked?.(n));
+    const window = new AckWindow(this.cfg.max_unacked, sock, (n) => {
+      this.events.onAcked?.(n);
+      // Reading paused at max_unacked resumes once acks bring the window below half.
+      if (sock.isPaused() && window.hasRoom && !this.readingStopped && this.socket === sock && this.state === 'connected') sock.resume();
+    });
+    this.window = window;
     this.log.info({ client_id: this.clientId, session_present: sessionPresent }, 'connected to broker');
     this.events.onState?.(true);
     clearInterval(this.keepaliveTimer);
@@ -265,10 +272,7 @@ export class MqttSession {
     const window = this.window!;
     const slot = window.push(p.messageId!, p.qos);
     if (window.full) sock.pause();
-    this.handler(msg, () => {
-      window.settle(slot);
-      if (sock.isPaused() && window.hasRoom && this.socket === sock && this.state === 'connected') sock.resume();
-    });
+    this.handler(msg, () => window.settle(slot));
   }
 
   private onClose(sock: net.Socket): void {

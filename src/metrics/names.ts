@@ -1,10 +1,11 @@
 // Every metric weir exports, declared once, in EMQX's words. docs/metrics.md documents the same
 // table; test/metrics-doc.test.ts keeps the two in step.
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Histogram, Registry } from 'prom-client';
+import { tallyCounter, tallyGauge } from './tally.js';
 
 export function createMetrics(registry = new Registry()) {
-  const c = (name: string, help: string, labelNames: string[]) => new Counter({ name, help, labelNames, registers: [registry] });
-  const g = (name: string, help: string, labelNames: string[]) => new Gauge({ name, help, labelNames, registers: [registry] });
+  const c = (name: string, help: string, labelNames: string[]) => tallyCounter(registry, name, help, labelNames);
+  const g = (name: string, help: string, labelNames: string[]) => tallyGauge(registry, name, help, labelNames);
   return {
     registry,
     // Ingest, per MQTT connection (label `connection` = its client id).
@@ -69,15 +70,15 @@ export function ruleCounters(m: Metrics, rule: string) {
 export type RuleCounters = ReturnType<typeof ruleCounters>;
 
 /** One action's (sink × rule) counters and gauges, resolved once. */
-export function actionCounters(m: Metrics, labels: { sink: string; rule: string }) {
+export function actionCounters(m: Metrics, { sink, rule }: { sink: string; rule: string }) {
   return {
-    matched: m.sinkMatched.labels(labels),
-    success: m.sinkSuccess.labels(labels),
-    failed: m.sinkFailed.labels(labels),
-    retried: m.sinkRetried.labels(labels),
-    deadLettered: m.sinkDeadLettered.labels(labels),
-    queuing: m.sinkQueuing.labels(labels),
-    inflight: m.sinkInflight.labels(labels),
+    matched: m.sinkMatched.labels(sink, rule),
+    success: m.sinkSuccess.labels(sink, rule),
+    failed: m.sinkFailed.labels(sink, rule),
+    retried: m.sinkRetried.labels(sink, rule),
+    deadLettered: m.sinkDeadLettered.labels(sink, rule),
+    queuing: m.sinkQueuing.labels(sink, rule),
+    inflight: m.sinkInflight.labels(sink, rule),
   };
 }
 export type ActionCounters = ReturnType<typeof actionCounters>;

@@ -3,6 +3,9 @@ import { test } from 'node:test';
 import type { Socket } from 'node:net';
 import { AckWindow } from '../../src/core/ack-window.js';
 
+/** PUBACKs go out at the end of the synchronous run that settled them. */
+const tick = () => new Promise<void>((r) => queueMicrotask(r));
+
 /** Records the bytes AckWindow writes; a stand-in for the socket only, the codec is the real one. */
 function recordingSocket(): { socket: Socket; acks: () => number[] } {
   const chunks: Buffer[] = [];
@@ -22,55 +25,64 @@ function recordingSocket(): { socket: Socket; acks: () => number[] } {
   };
 }
 
-test('PUBACKs leave in arrival order whatever order messages settle in', () => {
+test('PUBACKs leave in arrival order whatever order messages settle in', async () => {
   const { socket, acks } = recordingSocket();
   let acked = 0;
   const w = new AckWindow(100, socket, (n) => (acked += n));
   const slots = [7, 3, 65535, 1, 9].map((id) => w.push(id, 1));
   w.settle(slots[2]!);
   w.settle(slots[4]!);
+  await tick();
   assert.deepEqual(acks(), [], 'nothing before the first is settled');
   w.settle(slots[0]!);
+  await tick();
   assert.deepEqual(acks(), [7]);
   w.settle(slots[1]!);
+  await tick();
   assert.deepEqual(acks(), [7, 3, 65535]);
   w.settle(slots[3]!);
+  await tick();
   assert.deepEqual(acks(), [7, 3, 65535, 1, 9]);
   assert.equal(acked, 5);
   assert.equal(w.size, 0);
 });
 
-test('settling twice acks once; an abandoned window acks nothing more', () => {
+test('settling twice acks once; an abandoned window acks nothing more', async () => {
   const { socket, acks } = recordingSocket();
   const w = new AckWindow(10, socket, () => {});
   const a = w.push(1, 1);
   const b = w.push(2, 1);
   w.settle(a);
   w.settle(a);
+  await tick();
   assert.deepEqual(acks(), [1]);
   assert.equal(w.abandon(), 1);
   w.settle(b);
+  await tick();
   assert.deepEqual(acks(), [1]);
 });
 
-test('full at max, room again only below half (hysteresis)', () => {
+test('full at max, room again only below half (hysteresis)', async () => {
   const { socket } = recordingSocket();
   const w = new AckWindow(4, socket, () => {});
   const s = [1, 2, 3, 4].map((i) => w.push(i, 1));
   assert.equal(w.full, true);
   w.settle(s[0]!);
+  await tick();
   assert.equal(w.full, false);
   assert.equal(w.hasRoom, false);
   w.settle(s[1]!);
+  await tick();
   assert.equal(w.hasRoom, true);
 });
 
-test('a long run compacts without losing order', () => {
+test('a long run compacts without losing order, in one write per run of settles', async () => {
   const { socket, acks } = recordingSocket();
   const w = new AckWindow(100_000, socket, () => {});
   const slots = Array.from({ length: 20_000 }, (_, i) => w.push((i % 65535) + 1, 1));
   for (let i = slots.length - 1; i >= 0; i--) if (i % 2) w.settle(slots[i]!);
   for (let i = 0; i < slots.length; i += 2) w.settle(slots[i]!);
+  await tick();
   const ids = acks();
   assert.equal(ids.length, 20_000);
   assert.deepEqual(ids.slice(0, 3), [1, 2, 3]);

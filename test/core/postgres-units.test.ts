@@ -33,7 +33,7 @@ test('unnest and VALUES statements', () => {
 
 test('values shaped for their column: epoch ms into timestamps, objects into json, missing → NULL', () => {
   const ts = { sql: 'timestamp with time zone', category: 'D' };
-  assert.deepEqual(toColumnValue(1733140000123, ts), new Date(1733140000123));
+  assert.equal(toColumnValue(1733140000123, ts), '2024-12-02T11:46:40.123Z');
   assert.equal(toColumnValue('2024-12-02T12:00:00Z', ts), '2024-12-02T12:00:00Z');
   assert.equal(toColumnValue(undefined, ts), null);
   assert.equal(toColumnValue({ a: 1 }, { sql: 'jsonb', category: 'U' }), '{"a":1}');

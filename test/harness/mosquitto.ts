@@ -6,7 +6,8 @@
 //   const { url } = await sharedMosquitto();  // WEIR_TEST_MOSQUITTO's broker, or one for this process
 //
 // Started as a program it starts one broker, prints {"url": ...} and runs until SIGTERM.
-import { existsSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureDebianPackage } from './apt.js';
@@ -21,7 +22,14 @@ export interface MosquittoBroker {
 
 const BINARY_CANDIDATES = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'];
 
-export async function startMosquitto(): Promise<MosquittoBroker> {
+export interface StartMosquittoOptions {
+  /** Serve TLS on the listener with these PEM files (the URL becomes mqtts://). */
+  tls?: { cafile: string; certfile: string; keyfile: string };
+  /** Require this user (password_file is generated with mosquitto_passwd). */
+  user?: { username: string; password: string };
+}
+
+export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<MosquittoBroker> {
   await ensureDebianPackage('mosquitto', BINARY_CANDIDATES);
   const bin = BINARY_CANDIDATES.find((b) => existsSync(b))!;
   const dir = tempDir('mosquitto');
@@ -31,7 +39,8 @@ export async function startMosquitto(): Promise<MosquittoBroker> {
     conf,
     [
       `listener ${port} 127.0.0.1`,
-      'allow_anonymous true',
+      ...(opts.tls ? [`cafile ${opts.tls.cafile}`, `certfile ${opts.tls.certfile}`, `keyfile ${opts.tls.keyfile}`] : []),
+      ...(opts.user ? ['allow_anonymous false', `password_file ${passwordFile(dir, opts.user)}`] : ['allow_anonymous true']),
       'persistence false',
       // 0 = no limit: weir bounds its own unacked window; the broker must never drop a queued message.
       'max_inflight_messages 0',
@@ -47,7 +56,7 @@ export async function startMosquitto(): Promise<MosquittoBroker> {
   );
   let svc: Service | undefined;
   const broker: MosquittoBroker = {
-    url: `mqtt://127.0.0.1:${port}`,
+    url: `${opts.tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`,
     port,
     async start() {
       svc = startService(bin, ['-c', conf], join(dir, 'mosquitto.log'));
@@ -59,6 +68,20 @@ export async function startMosquitto(): Promise<MosquittoBroker> {
   };
   await broker.start();
   return broker;
+}
+
+function passwordFile(dir: string, user: { username: string; password: string }): string {
+  const file = join(dir, 'passwd');
+  writeFileSync(file, '');
+  chmodSync(file, 0o600);
+  execFileSync('mosquitto_passwd', ['-b', file, user.username, user.password]);
+  // As root, mosquitto drops to its own user before it reads the file.
+  if (process.getuid?.() === 0) {
+    chmodSync(dir, 0o755);
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'mosquitto']).toString().trim());
+    chownSync(file, id('-u'), id('-g'));
+  }
+  return file;
 }
 
 let shared: Promise<{ url: string }> | undefined;

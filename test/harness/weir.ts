@@ -51,10 +51,12 @@ export function writeWeirFiles(files: WeirFiles, port: number, dir = tempDir('we
   return dir;
 }
 
-export async function startWeir(files: WeirFiles, opts: { dir?: string; env?: NodeJS.ProcessEnv; args?: string[] } = {}): Promise<WeirProcess> {
+export async function startWeir(files: WeirFiles, opts: { dir?: string; env?: NodeJS.ProcessEnv; args?: string[]; nodeArgs?: string[]; compiled?: boolean } = {}): Promise<WeirProcess> {
   const httpPort = await freePort();
   const dir = writeWeirFiles(files, httpPort, opts.dir);
-  const svc = startService(process.execPath, ['--import', TSX, ENTRY, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])], join(dir, 'weir.log'), {
+  // compiled: run bin/weir.js on dist/ as production does (benchmarks; `npm run build` first).
+  const entry = opts.compiled ? [join(ROOT, 'bin/weir.js')] : ['--import', TSX, ENTRY];
+  const svc = startService(process.execPath, [...(opts.nodeArgs ?? []), ...entry, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])], join(dir, 'weir.log'), {
     cwd: dir,
     env: { ...process.env, WEIR_LOG_LEVEL: 'info', ...opts.env },
   });

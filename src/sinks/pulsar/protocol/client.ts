@@ -6,7 +6,7 @@ import type { Logger } from '../../../log.js';
 import { PartitionRouter, type HashingScheme } from '../routing.js';
 import { PendingLimit, type OutgoingMessage, type PulsarTransport } from '../transport.js';
 import { encodeLookup, encodePartitionedMetadata } from './commands.js';
-import { assertProtocolCompression } from './compression.js';
+import { assertProtocolCompression, type ProtocolCompression } from './compression.js';
 import { PulsarConnection } from './connection.js';
 import { PartitionProducer } from './producer.js';
 
@@ -109,7 +109,7 @@ export class ProtocolTransport implements PulsarTransport {
       this.partitions = r.partitions;
       const topics = r.partitions === 0 ? [this.opts.topic] : Array.from({ length: r.partitions }, (_, i) => `${this.opts.topic}-partition-${i}`);
       const po = {
-        compression: this.opts.compression as 'none' | 'zlib', maxMessages: this.opts.maxMessages, maxBytes: this.opts.maxBytes,
+        compression: this.opts.compression as ProtocolCompression, maxMessages: this.opts.maxMessages, maxBytes: this.opts.maxBytes,
         maxDelayMs: this.opts.maxDelayMs, sendTimeoutMs: this.opts.sendTimeoutMs, requestTimeoutMs: this.opts.connectTimeoutMs,
         producerName: this.opts.producerName,
       };

@@ -1,0 +1,73 @@
+// Counters and gauges whose hot-path update is a plain `+=`. prom-client hashes the label values
+// on every inc(), which cost several µs per message across the six counters a message touches;
+// a Tally is resolved once per label set and synced into prom-client when Prometheus scrapes.
+// All tallies are synced in the same synchronous pass of one scrape, so a scrape sees one
+// consistent snapshot (the identities in docs/metrics.md hold at every scrape).
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+export class Tally {
+  value = 0;
+  synced = 0;
+  constructor(readonly labels: Record<string, string>) {}
+  inc(n = 1): void {
+    this.value += n;
+  }
+  dec(n = 1): void {
+    this.value -= n;
+  }
+  set(v: number): void {
+    this.value = v;
+  }
+}
+
+export interface TallyFamily {
+  /** The tally for these label values (in labelNames order), created on first use. */
+  labels(...values: string[]): Tally;
+  /** Shorthand for a family without labels. */
+  inc(n?: number): void;
+}
+
+function family(labelNames: string[], tallies: Map<string, Tally>): TallyFamily {
+  const labels = (...values: string[]): Tally => {
+    const key = values.join('\u0000');
+    let t = tallies.get(key);
+    if (!t) {
+      t = new Tally(Object.fromEntries(labelNames.map((n, i) => [n, values[i] ?? ''])));
+      tallies.set(key, t);
+    }
+    return t;
+  };
+  return { labels, inc: (n = 1) => labels().inc(n) };
+}
+
+export function tallyCounter(registry: Registry, name: string, help: string, labelNames: string[]): TallyFamily {
+  const tallies = new Map<string, Tally>();
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const t of tallies.values()) {
+        const delta = t.value - t.synced;
+        if (delta > 0 || t.synced === 0) this.inc(t.labels, delta);
+        t.synced = t.value;
+      }
+    },
+  });
+  return family(labelNames, tallies);
+}
+
+export function tallyGauge(registry: Registry, name: string, help: string, labelNames: string[]): TallyFamily {
+  const tallies = new Map<string, Tally>();
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const t of tallies.values()) this.set(t.labels, t.value);
+    },
+  });
+  return family(labelNames, tallies);
+}
