@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const Compression = Type.Union([Type.Literal('none'), Type.Literal('zlib'), Type.Literal('lz4'), Type.Literal('zstd'), Type.Literal('snappy')], {
   default: 'zlib',
-  description: "Batch compression. zlib is Pulsar's ZLIB (zlib-wrapped deflate). The protocol transport supports none and zlib; lz4, zstd and snappy need transport: native.",
+  description: "Batch compression. zlib is Pulsar's ZLIB (zlib-wrapped deflate), lz4 the raw LZ4 block. The protocol transport supports none, zlib and lz4; zstd and snappy need transport: native.",
   examples: ['zlib'],
 });
 
