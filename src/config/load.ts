@@ -231,5 +231,7 @@ function ruleErrorAt(src: YamlSource, key: string, err: unknown): ConfigError {
     line = at.line + err.line - 1;
     col = (err.line === 1 ? at.col + (quoted ? 1 : 0) : 0) + err.col;
   }
-  return new ConfigError(err.code, err.message, { file: src.file, line, col, path: key });
+  // The file position replaces the SQL-relative one; the caret lines stay.
+  const nl = err.message.indexOf('\n');
+  return new ConfigError(err.code, `${err.reason}${nl >= 0 ? err.message.slice(nl) : ''}`, { file: src.file, line, col, path: key });
 }
