@@ -1,11 +1,14 @@
 // A real Apache Pulsar standalone broker for the integration tests, run with `java` from jars that
 // test/brokers/pulsar/fetch.sh copies out of Maven Central (see docs/pulsar.md). Each broker gets
 // a fresh working directory and free loopback ports; stop()/start() restart it on the same ports
-// and data, dispose() stops it and deletes its directory.
-import { execFile } from 'node:child_process';
+// and data, dispose() stops it and deletes its directory. Run as a program
+// (`node --import tsx test/harness/pulsar.ts`), it starts one broker for a whole test run, prints
+// `{"serviceUrl":…,"httpUrl":…}` on one line (the value of WEIR_TEST_PULSAR) and keeps it until
+// SIGTERM/SIGINT.
+import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
 
@@ -47,6 +50,26 @@ const JVM_FLAGS = [
 
 const START_TIMEOUT_MS = Number(process.env.WEIR_PULSAR_START_TIMEOUT_MS ?? 180_000);
 
+/**
+ * A detached shell that outlives this process: if the test process dies (even by SIGKILL) while
+ * the JVM runs, it stops the JVM and deletes the broker's directory. A normal stop() ends it.
+ */
+function watchdog(javaPid: number, dir: string): void {
+  const parent = process.pid;
+  const script = `
+while kill -0 ${parent} 2>/dev/null; do
+  kill -0 ${javaPid} 2>/dev/null || exit 0
+  sleep 1
+done
+kill -TERM ${javaPid} 2>/dev/null
+n=0
+while kill -0 ${javaPid} 2>/dev/null && [ $n -lt 30 ]; do sleep 0.5; n=$((n+1)); done
+kill -KILL ${javaPid} 2>/dev/null
+rm -rf '${dir}'
+`;
+  spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref();
+}
+
 /** Runs fetch.sh, which returns at once when the jars for this pom are already in .it/pulsar/lib. */
 export async function ensurePulsarJars(): Promise<string> {
   // fetch.sh hashes pom.xml + settings.xml and returns at once when the jars match them.
@@ -87,6 +110,7 @@ export async function startPulsar(opts: { unref?: boolean } = {}): Promise<Pulsa
       '-c', join(dir, 'standalone.conf'), '-nfw', '-nss', '--bookkeeper-port', String(bookiePort),
     ], logFile, { cwd: dir, env: { ...process.env, OTEL_SDK_DISABLED: 'true' } });
     svc = s;
+    if (s.proc.pid !== undefined) watchdog(s.proc.pid, dir);
     if (opts.unref) {
       // The JVM and its pipes must not keep a test process alive once its tests are done.
       s.proc.unref();
@@ -170,4 +194,19 @@ function disposeAtExit(b: PulsarBroker): void {
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.once(sig, () => { void b.dispose().finally(() => process.exit(130)); });
   }
+}
+
+// As a program: one broker for a whole test run (test/run.mjs puts the printed line in WEIR_TEST_PULSAR).
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const t0 = Date.now();
+  const b = await startPulsar();
+  process.stdout.write(`${JSON.stringify({ serviceUrl: b.serviceUrl, httpUrl: b.httpUrl })}\n`);
+  process.stderr.write(`pulsar: ready at ${b.serviceUrl} ${b.httpUrl} in ${Date.now() - t0} ms (log ${b.logFile})\n`);
+  const keep = setInterval(() => {}, 1 << 30);
+  const bye = (): void => {
+    clearInterval(keep);
+    void b.dispose().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', bye);
+  process.once('SIGINT', bye);
 }
