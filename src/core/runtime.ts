@@ -100,7 +100,7 @@ export class Runtime {
       this.ingest.pauseReading();
     }
     const deadline = Date.now() + graceMs;
-    for (const r of this.runners.values()) await Promise.race([r.flush(), new Promise((res) => setTimeout(res, Math.max(0, deadline - Date.now())))]);
+    for (const r of this.runners.values()) await withDeadline(r.flush(), deadline);
     const drained = await this.ingest.drained(Math.max(0, deadline - Date.now()));
     if (!drained) this.log.warn('grace period over with messages unacked; the broker will redeliver them');
     this.abort.abort();
@@ -124,4 +124,11 @@ export class Runtime {
     if (capable) return sinkDeadLetterWriter(capable.sink);
     return fileDeadLetterWriter(resolve('weir-dead-letter.jsonl'));
   }
+}
+
+/** Waits for `p`, or until `deadline` (epoch ms), whichever comes first; leaves no timer behind. */
+async function withDeadline(p: Promise<unknown>, deadline: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise((res) => (timer = setTimeout(res, Math.max(0, deadline - Date.now()))))]);
+  clearTimeout(timer);
 }
