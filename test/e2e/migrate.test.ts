@@ -1,0 +1,54 @@
+// weir migrate against a real PostgreSQL: versioned files applied once, in order, recorded; a
+// changed migration is refused; the telemetry table is time-indexed where TimescaleDB is absent.
+// (TimescaleDB itself has no Debian package here, so the hypertable branch of
+// migrations/002_telemetry.sql is not exercised by this suite.)
+import assert from 'node:assert/strict';
+import { cpSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
+import { tempDir } from '../harness/process.js';
+import { ROOT, runCli } from '../harness/weir.js';
+import { query } from './fixtures.js';
+
+function config(pgUrl: string): string {
+  const dir = tempDir('migrate');
+  writeFileSync(join(dir, 'weir.yaml'), `sinks:\n  tsdb:\n    type: postgres\n    url: ${pgUrl}\nrules_dir: ${join(ROOT, 'rules')}\n`);
+  return join(dir, 'weir.yaml');
+}
+
+test('weir migrate applies each migration once and records it', { timeout: 60_000 }, async () => {
+  const pgUrl = await freshDatabase((await sharedPostgres()).url);
+  const cfg = config(pgUrl);
+  const first = await runCli(['migrate', '-c', cfg]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /applied 001_dead_letter\.sql, 002_telemetry\.sql/);
+  const second = await runCli(['migrate', '-c', cfg]);
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, /applied nothing new; 2 already applied/);
+  const versions = await query<{ version: number }>(pgUrl, 'SELECT version FROM weir_migrations ORDER BY version');
+  assert.deepEqual(versions.map((v) => v.version), [1, 2]);
+  const idx = await query<{ indexname: string }>(pgUrl, "SELECT indexname FROM pg_indexes WHERE tablename = 'telemetry' ORDER BY indexname");
+  assert.deepEqual(idx.map((i) => i.indexname), ['telemetry_pkey', 'telemetry_ts']);
+  assert.ok(!first.stdout.includes('password'), 'no credentials echoed');
+});
+
+test('a migration changed after it was applied is refused', { timeout: 60_000 }, async () => {
+  const pgUrl = await freshDatabase((await sharedPostgres()).url);
+  const cfg = config(pgUrl);
+  const dir = tempDir('migrations');
+  cpSync(join(ROOT, 'migrations'), dir, { recursive: true });
+  assert.equal((await runCli(['migrate', '-c', cfg, '--dir', dir])).code, 0);
+  writeFileSync(join(dir, '001_dead_letter.sql'), '-- edited\nSELECT 1;\n');
+  const r = await runCli(['migrate', '-c', cfg, '--dir', dir]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /001_dead_letter\.sql was changed after it was applied/);
+});
+
+test('weir migrate names the sink and the reason when the database cannot be reached, without the password', { timeout: 60_000 }, async () => {
+  const cfg = config('postgres://weir:hunter2@127.0.0.1:1/nowhere');
+  const r = await runCli(['migrate', '-c', cfg]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /error: tsdb: .*ECONNREFUSED/);
+  assert.ok(!r.stderr.includes('hunter2') && !r.stdout.includes('hunter2'));
+});
