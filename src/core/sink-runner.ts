@@ -104,7 +104,10 @@ export class SinkRunner {
     try {
       item = handle.bound.encode(input);
     } catch (err) {
-      this.deadLetter(handle, [{ item: undefined, input, bytes, done }], 'encode_error', err);
+      // Counted in flight until the dead letter is stored, so matched = success + failed +
+      // dead_lettered + queuing + inflight holds at every scrape.
+      handle.counters.inflight.inc();
+      void this.deadLetter(handle, [{ item: undefined, input, bytes, done }], 'encode_error', err, true);
       return;
     }
     handle.counters.queuing.inc();

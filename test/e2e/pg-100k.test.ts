@@ -1,11 +1,13 @@
 // Acceptance 1 of the foundation: 100,000 QoS 1 messages from 1,000 device topics through a real
-// Mosquitto become exactly 100,000 rows in a real PostgreSQL, and the counters say the same.
+// Mosquitto become exactly 100,000 rows in a real PostgreSQL, and the counters say the same; and
+// (the counters issue's acceptance 3) /metrics scraped all through the run keeps every identity.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { publishLoad } from '../../bench/load/publisher.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
+import { identityViolations } from '../harness/identities.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
 import { countRows, endSessions, query, telemetryFiles } from './fixtures.js';
 
@@ -16,7 +18,7 @@ after(async () => {
   if (mqttUrlUsed) await endSessions(mqttUrlUsed, 'weir-100k');
 });
 
-test('100,000 QoS 1 messages from 1,000 device topics become exactly 100,000 rows, and every counter agrees', { timeout: 240_000 }, async () => {
+test('100,000 QoS 1 messages from 1,000 device topics become exactly 100,000 rows, every counter agrees, and the identities hold at every scrape', { timeout: 240_000 }, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
   mqttUrlUsed = mqttUrl;
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
@@ -24,10 +26,25 @@ test('100,000 QoS 1 messages from 1,000 device topics become exactly 100,000 row
   await waitFor(() => weir!.ready(), 20_000, 'weir ready');
 
   const N = 100_000;
+  // Scrape /metrics all through the run: the counters' identities must hold at every scrape.
+  let scraping = true;
+  let scrapes = 0;
+  const violations: string[] = [];
+  const scraper = (async () => {
+    while (scraping) {
+      violations.push(...identityViolations(await weir!.metrics()));
+      scrapes++;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
   const pub = await publishLoad({ url: mqttUrl, clients: 10, devices: 1000, size: 200, qos: 1, limit: N });
   assert.equal(pub.acked, N, 'the broker acked every publish');
 
   await waitFor(async () => (await countRows(pgUrl)) >= N && (await weir!.metric('weir_ingest_acked_total')) >= N, 120_000, `${N} rows`);
+  scraping = false;
+  await scraper;
+  assert.ok(scrapes >= 20, `scraped ${scrapes} times during the run`);
+  assert.deepEqual(violations.slice(0, 5), [], 'every identity held at every scrape');
   // Give anything extra (a duplicate) a moment to show up before counting exactly.
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(await countRows(pgUrl), N);

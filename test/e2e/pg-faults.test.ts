@@ -7,6 +7,7 @@ import { samplePayload } from '../../bench/load/payload.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres, startPostgres, type PostgresServer } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
+import { identityViolations } from '../harness/identities.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
 import { countRows, endSessions, query, telemetryFiles } from './fixtures.js';
 
@@ -72,6 +73,7 @@ test('PostgreSQL stopped for 30 s mid-stream: nothing lost, no crash, retries co
   await waitFor(async () => !(await weir.ready()), 15_000, '/readyz to report not ready');
   while (Date.now() - downAt < 30_000) {
     assert.equal(weir.svc.proc.exitCode, null, 'weir is still running');
+    assert.deepEqual(identityViolations(await weir.metrics()), [], 'the identities hold while the sink is down');
     await new Promise((r) => setTimeout(r, 1000));
   }
   await server.start();
@@ -141,5 +143,6 @@ test('bad input mixed into good traffic: good rows land, each bad message is dea
   assert.equal(await weir.metric('weir_sink_success_total', 'sink="tsdb"'), N - bad);
   assert.equal(await weir.metric('weir_sink_dead_lettered_total', 'sink="tsdb"'), kinds.badValue);
   assert.equal(await weir.metric('weir_dead_letter_total'), bad);
+  assert.deepEqual(identityViolations(await weir.metrics()), []);
   assert.equal(await weir.stop(), 0);
 });
