@@ -61,8 +61,8 @@ export class Ingest {
     for (const s of this.sessions) s.pauseReading();
   }
 
-  async drained(timeoutMs: number): Promise<boolean> {
-    const results = await Promise.all(this.sessions.map((s) => s.drained(timeoutMs)));
+  async drained(timeoutMs: number, quietMs = 0): Promise<boolean> {
+    const results = await Promise.all(this.sessions.map((s) => s.drained(timeoutMs, quietMs)));
     return results.every(Boolean);
   }
 

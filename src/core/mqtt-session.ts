@@ -50,6 +50,7 @@ export class MqttSession {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private pingOutstanding = false;
   private readingStopped = false;
+  private lastReceivedAt = 0;
   private readonly pending = new Map<number, (ok: boolean, detail: string) => void>();
   private connectedWaiters: Array<() => void> = [];
 
@@ -99,10 +100,14 @@ export class MqttSession {
     this.socket?.pause();
   }
 
-  /** Resolves when every received message has been settled and acked, or after `timeoutMs`. */
-  async drained(timeoutMs: number): Promise<boolean> {
+  /**
+   * Resolves true when every received message has been settled and acked and nothing has arrived
+   * for `quietMs` (after an UNSUBSCRIBE, messages the broker dealt before it may still be on the
+   * way), or false after `timeoutMs`.
+   */
+  async drained(timeoutMs: number, quietMs = 0): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while ((this.window?.size ?? 0) > 0) {
+    while ((this.window?.size ?? 0) > 0 || Date.now() - this.lastReceivedAt < quietMs) {
       if (Date.now() > deadline) return false;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -256,6 +261,7 @@ export class MqttSession {
 
   private onPublish(p: IPublishPacket, sock: net.Socket): void {
     this.events.onReceived?.();
+    this.lastReceivedAt = Date.now();
     const msg: InboundMessage = {
       topic: p.topic,
       payload: typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload,

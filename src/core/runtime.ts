@@ -101,7 +101,9 @@ export class Runtime {
     }
     const deadline = Date.now() + graceMs;
     for (const r of this.runners.values()) await withDeadline(r.flush(), deadline);
-    const drained = await this.ingest.drained(Math.max(0, deadline - Date.now()));
+    // Leaving for good: wait for a quiet second too, since what the broker dealt before the
+    // UNSUBSCRIBE may still be arriving, and ending the session would drop it.
+    const drained = await this.ingest.drained(Math.max(0, deadline - Date.now()), endSession ? 1000 : 0);
     if (!drained) this.log.warn('grace period over with messages unacked; the broker will redeliver them');
     this.abort.abort();
     await this.ingest.close(endSession && drained);

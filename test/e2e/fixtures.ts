@@ -10,6 +10,8 @@ export interface Endpoints {
   mqttUrl: string;
   pgUrl: string;
   clientId?: string;
+  /** Default: the client id, so tests never share a group by accident. */
+  shareGroup?: string;
   connections?: number;
   maxPayloadBytes?: number;
   extra?: string;
@@ -22,7 +24,7 @@ broker:
   url: ${e.mqttUrl}
   client_id: ${e.clientId ?? 'weir-test'}
   connections: ${e.connections ?? 2}
-  share_group: ${e.clientId ?? 'weir-test'}
+  share_group: ${e.shareGroup ?? e.clientId ?? 'weir-test'}
   max_unacked: 5000
   max_payload_bytes: ${e.maxPayloadBytes ?? 1048576}
   reconnect: { min_ms: 100, max_ms: 1000 }
