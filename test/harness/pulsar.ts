@@ -85,13 +85,26 @@ async function httpStatus(url: string, init?: RequestInit): Promise<number> {
 }
 
 /** Starts a fresh standalone broker on free ports; resolves when the broker accepts admin calls and topic creation. */
-export async function startPulsar(opts: { unref?: boolean } = {}): Promise<PulsarBroker> {
+export interface StartOptions {
+  /** Extra or overriding standalone.conf keys (e.g. authentication settings for one test). */
+  readonly conf?: Readonly<Record<string, string>>;
+  /** Bearer token for the harness's own admin calls, when `conf` turns authentication on. */
+  readonly adminToken?: string;
+  /** Internal: let the JVM's pipes not keep this process alive (sharedPulsar). */
+  readonly unref?: boolean;
+}
+
+export async function startPulsar(opts: StartOptions = {}): Promise<PulsarBroker> {
   const lib = await ensurePulsarJars();
   const dir = tempDir('pulsar');
   const [brokerPort, httpPort, bookiePort] = [await freePort(), await freePort(), await freePort()];
-  const conf = readFileSync(join(BROKER_DIR, 'standalone.conf'), 'utf8')
+  let conf = readFileSync(join(BROKER_DIR, 'standalone.conf'), 'utf8')
     .replaceAll('@BROKER_PORT@', String(brokerPort))
     .replaceAll('@HTTP_PORT@', String(httpPort));
+  for (const [key, value] of Object.entries(opts.conf ?? {})) {
+    conf = conf.replace(new RegExp(`^${key}=.*$\\n?`, 'm'), '');
+    conf += `${key}=${value}\n`;
+  }
   writeFileSync(join(dir, 'standalone.conf'), conf);
   copyFileSync(join(BROKER_DIR, 'log4j2.xml'), join(dir, 'log4j2.xml'));
 
@@ -118,15 +131,16 @@ export async function startPulsar(opts: { unref?: boolean } = {}): Promise<Pulsa
     }
     const exited = () => s.proc.exitCode !== null || s.proc.signalCode !== null;
     // The namespace public/default is created last during start-up: once it answers, the broker is up.
+    const auth: RequestInit = opts.adminToken ? { headers: { authorization: `Bearer ${opts.adminToken}` } } : {};
     await waitFor(async () => {
       if (exited()) throw new Error('exited');
-      return (await httpStatus(`${httpUrl}/admin/v2/namespaces/public/default`)) === 200;
+      return (await httpStatus(`${httpUrl}/admin/v2/namespaces/public/default`, auth)) === 200;
     }, START_TIMEOUT_MS, `Pulsar admin API at ${httpUrl}`, 250).catch((err: unknown) => {
       throw new Error(`Pulsar did not start (${String(err)}); log ${logFile}:\n${s.tail(60)}`);
     });
     // Then a throw-away topic proves that the bookie takes writes (ledger creation).
     await waitFor(async () => {
-      const st = await httpStatus(`${httpUrl}/admin/v2/persistent/public/default/weir-harness-ready`, { method: 'PUT' });
+      const st = await httpStatus(`${httpUrl}/admin/v2/persistent/public/default/weir-harness-ready`, { ...auth, method: 'PUT' });
       return st === 204 || st === 409;
     }, 60_000, 'Pulsar topic creation', 250);
     if (process.env.WEIR_TEST_VERBOSE) process.stderr.write(`pulsar ready in ${Date.now() - t0} ms at ${serviceUrl}\n`);

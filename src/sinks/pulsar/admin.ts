@@ -30,7 +30,8 @@ async function call(opts: AdminOptions, method: string, path: string, body?: str
 }
 
 function failed(what: string, r: { status: number; text: string }): WeirError {
-  return new WeirError('sink.pulsar.admin_failed', `${what}: HTTP ${r.status} ${r.text.slice(0, 200)}`, {
+  const body = r.text.replace(/<title>.*?<\/title>/is, ' ').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
+  return new WeirError('sink.pulsar.admin_failed', `${what}: HTTP ${r.status} ${body}`, {
     retriable: r.status >= 500 || r.status === 429,
     cause: r.status === 401 || r.status === 403 ? { serverError: 'AuthorizationError' } : undefined,
   });

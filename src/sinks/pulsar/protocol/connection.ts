@@ -60,7 +60,8 @@ export class PulsarConnection {
       const fail = (err: Error) => {
         clearTimeout(timer);
         socket.destroy();
-        reject(new WeirError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { retriable: true, cause: err }));
+        // A refusal the broker explained (authentication) keeps its own code and class.
+        reject(err instanceof WeirError ? err : new WeirError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { retriable: true, cause: err }));
       };
       socket.once('error', fail);
       socket.once('close', () => fail(new Error('connection closed during handshake')));
@@ -87,7 +88,7 @@ export class PulsarConnection {
             return;
           }
           if (cmd.type === 'error') {
-            fail(new WeirError('sink.pulsar.auth_failed', `Pulsar refused the connection: ${cmd.error}: ${cmd.message}`, { retriable: false }));
+            fail(new WeirError('sink.pulsar.auth_failed', `Pulsar at ${address} refused the connection: ${cmd.error}: ${cmd.message}`, { retriable: false, cause: { serverError: cmd.error } }));
             return;
           }
         }
