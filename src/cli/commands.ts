@@ -16,6 +16,7 @@ export const COMMANDS: Record<string, Command> = {
   migrate: migrateCommand,
   eval: evalCommand,
   test: testCommand,
+  demo: (await import('./demo.js')).demoCommand,
 };
 
 export function usage(): string {
