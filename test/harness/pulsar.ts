@@ -24,6 +24,8 @@ export interface PulsarEndpoints {
 }
 
 export interface PulsarBroker extends PulsarEndpoints {
+  /** pulsar+ssl://127.0.0.1:<port>, when started with `tls`. */
+  readonly serviceUrlTls?: string;
   /** Stops the JVM (SIGTERM, then SIGKILL); data and ports are kept for start(). */
   stop(): Promise<void>;
   /** Starts it again after stop(), on the same ports and data; resolves when ready. */
@@ -88,6 +90,8 @@ async function httpStatus(url: string, init?: RequestInit): Promise<number> {
 export interface StartOptions {
   /** Extra or overriding standalone.conf keys (e.g. authentication settings for one test). */
   readonly conf?: Readonly<Record<string, string>>;
+  /** Serve the binary protocol over TLS too, with these PEM files (key in PKCS#8). */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
   /** Bearer token for the harness's own admin calls, when `conf` turns authentication on. */
   readonly adminToken?: string;
   /** Internal: let the JVM's pipes not keep this process alive (sharedPulsar). */
@@ -101,7 +105,12 @@ export async function startPulsar(opts: StartOptions = {}): Promise<PulsarBroker
   let conf = readFileSync(join(BROKER_DIR, 'standalone.conf'), 'utf8')
     .replaceAll('@BROKER_PORT@', String(brokerPort))
     .replaceAll('@HTTP_PORT@', String(httpPort));
-  for (const [key, value] of Object.entries(opts.conf ?? {})) {
+  const tlsPort = opts.tls ? await freePort() : undefined;
+  const extra: Record<string, string> = { ...opts.conf };
+  if (opts.tls) {
+    Object.assign(extra, { brokerServicePortTls: String(tlsPort), tlsCertificateFilePath: opts.tls.certFile, tlsKeyFilePath: opts.tls.keyFile });
+  }
+  for (const [key, value] of Object.entries(extra)) {
     conf = conf.replace(new RegExp(`^${key}=.*$\\n?`, 'm'), '');
     conf += `${key}=${value}\n`;
   }
@@ -160,6 +169,7 @@ export async function startPulsar(opts: StartOptions = {}): Promise<PulsarBroker
   const broker: PulsarBroker = {
     serviceUrl,
     httpUrl,
+    ...(tlsPort ? { serviceUrlTls: `pulsar+ssl://127.0.0.1:${tlsPort}` } : {}),
     logFile,
     stop,
     async start() {

@@ -15,7 +15,7 @@ import { classifyPulsarError } from '../../src/sinks/pulsar/classify.js';
 import { compileEncoder } from '../../src/sinks/pulsar/encode.js';
 import { loadPulsarClient, type NativeClientConfig, type NativeMessage, type NativeProducerConfig, type PulsarClientModule } from '../../src/sinks/pulsar/native/module.js';
 import { NativeTransport } from '../../src/sinks/pulsar/native/native-transport.js';
-import { nativeProducerConfig } from '../../src/sinks/pulsar/native/options.js';
+import { nativeClientConfig, nativeProducerConfig } from '../../src/sinks/pulsar/native/options.js';
 import { CommandType, decodeCommand, encodePing, encodeSend } from '../../src/sinks/pulsar/protocol/commands.js';
 import { crc32c } from '../../src/sinks/pulsar/protocol/crc32c.js';
 import { lz4CompressBlock } from '../../src/sinks/pulsar/protocol/lz4.js';
@@ -276,7 +276,8 @@ describe('spec', () => {
     assert.throws(() => pulsarSink.create(config({ compression: 'zstd' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.compression_unsupported');
     assert.throws(() => pulsarSink.create(config({ compression: 'snappy' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.compression_unsupported');
     assert.ok(pulsarSink.create(config({ compression: 'lz4' }), deps));
-    assert.throws(() => pulsarSink.create(config({ service_url: 'pulsar+ssl://h:6651' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.bad_service_url');
+    assert.throws(() => pulsarSink.create(config({ service_url: 'pulsar://a:6650,b:6650' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.bad_service_url');
+    assert.ok(pulsarSink.create(config({ service_url: 'pulsar+ssl://h:6651' }), deps));
     assert.throws(() => pulsarSink.create(config({ create_topic: 'if_missing' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.no_admin_url');
     assert.ok(pulsarSink.create(config({ compression: 'zstd', transport: 'native' }), deps));
   });
@@ -358,9 +359,17 @@ describe('native transport (FakePulsarClientModule stands in for pulsar-client)'
     assert.equal(t.partitions, 10);
     assert.equal(fake.clients[0]!.serviceUrl, 'pulsar://127.0.0.1:6650');
     assert.deepEqual((fake.clients[0]!.authentication as { params: unknown }).params, { token: 'jwt' });
+    assert.equal(fake.clients[0]!.tlsAllowInsecureConnection, undefined);
     await t.send({ payload: Buffer.from('x'), key: 'd1', properties: { a: 'b' }, eventTime: 42 });
     assert.deepEqual(fake.sent[0], { data: Buffer.from('x'), partitionKey: 'd1', properties: { a: 'b' }, eventTimestamp: 42 });
     await t.close();
+  });
+  it('maps TLS settings for pulsar+ssl://', () => {
+    const fake = new FakePulsarClientModule();
+    const c = nativeClientConfig(config({ service_url: 'pulsar+ssl://h:6651', tls_trust_certs_file: '/ca.pem' }), fake);
+    assert.deepEqual([c.tlsTrustCertsFilePath, c.tlsAllowInsecureConnection, c.tlsValidateHostname], ['/ca.pem', false, true]);
+    const n = nativeClientConfig(config({ service_url: 'pulsar+ssl://h:6651', tls_verify: 'none' }), fake);
+    assert.deepEqual([n.tlsAllowInsecureConnection, n.tlsValidateHostname], [true, false]);
   });
   it('names the fix when pulsar-client is missing', async () => {
     await assert.rejects(loadPulsarClient(async () => { throw new Error("Cannot find package 'pulsar-client'"); }), (e: unknown) =>

@@ -2,6 +2,7 @@
 // and writes a batch as individual sends that resolve on the broker's receipts. Items whose send
 // failed are reported per item (retry or reject), so one lost connection does not re-send what
 // the broker already acknowledged.
+import { readFileSync } from 'node:fs';
 import { WeirError } from '../../errors.js';
 import { redactUrl } from '../../log.js';
 import type { BoundAction, ErrorClass, Sink, SinkDeps, WriteResult } from '../types.js';
@@ -17,6 +18,15 @@ import type { OutgoingMessage, PulsarTransport } from './transport.js';
 
 export type TransportFactory = (cfg: PulsarConfig, deps: SinkDeps) => PulsarTransport;
 
+function readCa(file: string | undefined): Buffer | undefined {
+  if (!file) return undefined;
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new WeirError('sink.pulsar.tls_ca_unreadable', `tls_trust_certs_file ${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 export const defaultTransport: TransportFactory = (cfg, deps) =>
   cfg.transport === 'native'
     ? new NativeTransport(cfg, deps.log)
@@ -25,6 +35,7 @@ export const defaultTransport: TransportFactory = (cfg, deps) =>
       maxMessages: cfg.batching.max_messages, maxBytes: cfg.batching.max_bytes, maxDelayMs: cfg.batching.max_delay_ms,
       maxPending: cfg.max_pending, sendTimeoutMs: cfg.send_timeout_ms, connectTimeoutMs: cfg.connect_timeout_ms,
       hashingScheme: cfg.hashing_scheme, authToken: cfg.auth_token, producerName: cfg.producer_name,
+      tlsCa: readCa(cfg.tls_trust_certs_file), tlsVerify: cfg.tls_verify !== 'none',
     }, deps.log);
 
 export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {

@@ -44,6 +44,12 @@ export const PulsarConfigSpec = Type.Object(
       description: "protocol: Pulsar's binary protocol in TypeScript, no native code (see docs/pulsar.md for measured throughput). native: the pulsar-client npm package (C++ client), which must be installed separately.",
       examples: ['protocol'],
     }),
+    tls_trust_certs_file: Type.Optional(Type.String({ description: 'PEM file of the CA certificates trusted for pulsar+ssl:// (default: the system CAs).', examples: ['/etc/weir/pulsar-ca.pem'] })),
+    tls_verify: Type.Union([Type.Literal('full'), Type.Literal('none')], {
+      default: 'full',
+      description: "pulsar+ssl://: full checks the broker's certificate chain and host name; none accepts any certificate (testing only).",
+      examples: ['full'],
+    }),
     auth_token: Type.Optional(Type.String({ description: 'JWT for token authentication. Put it in an ${ENV} variable; it is never logged.', examples: ['${PULSAR_TOKEN}'] })),
     producer_name: Type.Optional(Type.String({ description: 'Producer name; by default the broker assigns a unique one. A fixed name allows only one weir instance per topic.', examples: ['weir-1'] })),
     send_timeout_ms: Type.Integer({ minimum: 100, default: 30_000, description: 'A batch without a send receipt after this long fails (retriable) and the connection is re-opened.', examples: [30000] }),

@@ -9,6 +9,9 @@ export interface NativeClientConfig {
   operationTimeoutSeconds?: number;
   connectionTimeoutMs?: number;
   authentication?: unknown;
+  tlsTrustCertsFilePath?: string;
+  tlsAllowInsecureConnection?: boolean;
+  tlsValidateHostname?: boolean;
   log?: (level: number, file: string, line: number, message: string) => void;
 }
 

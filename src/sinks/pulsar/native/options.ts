@@ -14,6 +14,11 @@ export function nativeClientConfig(cfg: PulsarConfig, mod: Pick<PulsarClientModu
     connectionTimeoutMs: cfg.connect_timeout_ms,
   };
   if (cfg.auth_token) out.authentication = new mod.AuthenticationToken({ token: cfg.auth_token });
+  if (cfg.tls_trust_certs_file) out.tlsTrustCertsFilePath = cfg.tls_trust_certs_file;
+  if (cfg.service_url.startsWith('pulsar+ssl://')) {
+    out.tlsAllowInsecureConnection = cfg.tls_verify === 'none';
+    out.tlsValidateHostname = cfg.tls_verify === 'full';
+  }
   return out;
 }
 

@@ -23,15 +23,20 @@ export interface ProtocolTransportOptions {
   readonly hashingScheme: HashingScheme;
   readonly authToken?: string | undefined;
   readonly producerName?: string | undefined;
+  /** PEM CA bundle for pulsar+ssl:// (default: Node's trusted CAs). */
+  readonly tlsCa?: Buffer | undefined;
+  /** false = accept any certificate (tls_verify: none). */
+  readonly tlsVerify?: boolean;
 }
 
 const CLIENT_VERSION = 'weir-protocol/0.1';
 const MAX_REDIRECTS = 8;
 
-export function parseServiceUrl(url: string): { host: string; port: number } {
-  const m = /^pulsar:\/\/([^:/]+|\[[^\]]+\])(?::(\d+))?\/?$/.exec(url.trim());
-  if (!m) throw new WeirError('sink.pulsar.bad_service_url', `service_url must look like pulsar://host:6650, not '${url}' (pulsar+ssl is not supported by the protocol transport)`);
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port: m[2] ? Number(m[2]) : 6650 };
+export function parseServiceUrl(url: string): { host: string; port: number; tls: boolean } {
+  const m = /^pulsar(\+ssl)?:\/\/([^:/,]+|\[[^\]]+\])(?::(\d+))?\/?$/.exec(url.trim());
+  if (!m) throw new WeirError('sink.pulsar.bad_service_url', `service_url must look like pulsar://host:6650 or pulsar+ssl://host:6651 (one host), not '${url}'`);
+  const tls = m[1] !== undefined;
+  return { host: m[2]!.replace(/^\[|\]$/g, ''), port: m[3] ? Number(m[3]) : tls ? 6651 : 6650, tls };
 }
 
 export class ProtocolTransport implements PulsarTransport {
@@ -40,7 +45,7 @@ export class ProtocolTransport implements PulsarTransport {
   private producers: PartitionProducer[] = [];
   private router: PartitionRouter | undefined;
   private readonly limit: PendingLimit;
-  private readonly service: { host: string; port: number };
+  private readonly service: { host: string; port: number; tls: boolean };
   partitions = 0;
 
   constructor(private readonly opts: ProtocolTransportOptions, private readonly log: Logger) {
@@ -61,6 +66,7 @@ export class ProtocolTransport implements PulsarTransport {
     const s = slot;
     s.opening ??= PulsarConnection.open({
       host, port, timeoutMs: this.opts.connectTimeoutMs, authToken: this.opts.authToken, clientVersion: CLIENT_VERSION,
+      tls: this.service.tls ? { ca: this.opts.tlsCa, verify: this.opts.tlsVerify ?? true } : undefined,
     })
       .then((c) => {
         s.conn = c;
@@ -90,7 +96,8 @@ export class ProtocolTransport implements PulsarTransport {
         });
       }
       if (r.proxyThroughServiceUrl) return this.serviceConnection();
-      const target = parseServiceUrl(r.brokerServiceUrl);
+      // Over TLS the owner's pulsar+ssl:// address, else its plain one.
+      const target = parseServiceUrl(this.service.tls ? r.brokerServiceUrlTls : r.brokerServiceUrl);
       conn = await this.connection(target.host, target.port);
       if (r.kind === 'connect') return conn;
       authoritative = r.authoritative;

@@ -114,7 +114,7 @@ export function decodeMessageId(f: ProtoFields | undefined): MessageId | undefin
 export type Incoming =
   | { type: 'connected'; serverVersion: string; protocolVersion: number; maxMessageSize: number }
   | { type: 'partitioned_metadata'; requestId: number; partitions: number; failed: boolean; error: string; message: string }
-  | { type: 'lookup'; requestId: number; kind: 'redirect' | 'connect' | 'failed'; brokerServiceUrl: string; authoritative: boolean; proxyThroughServiceUrl: boolean; error: string; message: string }
+  | { type: 'lookup'; requestId: number; kind: 'redirect' | 'connect' | 'failed'; brokerServiceUrl: string; brokerServiceUrlTls: string; authoritative: boolean; proxyThroughServiceUrl: boolean; error: string; message: string }
   | { type: 'producer_success'; requestId: number; producerName: string; lastSequenceId: number; ready: boolean }
   | { type: 'success'; requestId: number }
   | { type: 'error'; requestId: number; error: string; message: string }
@@ -141,7 +141,7 @@ export function decodeCommand(buf: Buffer): Incoming {
       const r = body.uint(3);
       return {
         type: 'lookup', requestId: body.uint(4), kind: r === 0 ? 'redirect' : r === 1 ? 'connect' : 'failed',
-        brokerServiceUrl: body.string(1), authoritative: body.bool(5), proxyThroughServiceUrl: body.bool(8),
+        brokerServiceUrl: body.string(1), brokerServiceUrlTls: body.string(2), authoritative: body.bool(5), proxyThroughServiceUrl: body.bool(8),
         error: serverErrorName(body.uint(6)), message: body.string(7),
       };
     }

@@ -2,6 +2,7 @@
 // request_id, PING/PONG keep-alive, and the dispatch of receipts to the producers on it. When the
 // socket closes every waiter is failed with a retriable error; the client opens a new connection.
 import net from 'node:net';
+import tls from 'node:tls';
 import { WeirError } from '../../../errors.js';
 import {
   decodeCommand, encodeConnect, encodePing, encodePong, type Incoming,
@@ -29,6 +30,8 @@ export interface ConnectOptions {
   readonly timeoutMs: number;
   readonly authToken?: string | undefined;
   readonly clientVersion: string;
+  /** TLS (pulsar+ssl://): the CA bundle to trust (default: Node's) and whether to verify chain and host. */
+  readonly tls?: { readonly ca?: Buffer | undefined; readonly verify: boolean } | undefined;
   /** Keep-alive: a PING is sent this often and the connection is dropped without a PONG by the next one. */
   readonly keepAliveMs?: number;
 }
@@ -50,7 +53,14 @@ export class PulsarConnection {
   /** Opens a socket and completes CONNECT/CONNECTED. */
   static async open(opts: ConnectOptions): Promise<PulsarConnection> {
     const address = `${opts.host}:${opts.port}`;
-    const socket = net.connect({ host: opts.host, port: opts.port, noDelay: true });
+    const socket: net.Socket = opts.tls
+      ? tls.connect({
+        host: opts.host, port: opts.port, ca: opts.tls.ca, rejectUnauthorized: opts.tls.verify,
+        // SNI only for names; certificates for IPs are checked against their IP SANs.
+        ...(net.isIP(opts.host) ? {} : { servername: opts.host }),
+      })
+      : net.connect({ host: opts.host, port: opts.port, noDelay: true });
+    if (opts.tls) socket.setNoDelay(true);
     const conn = new PulsarConnection(socket, address);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -60,12 +70,17 @@ export class PulsarConnection {
       const fail = (err: Error) => {
         clearTimeout(timer);
         socket.destroy();
-        // A refusal the broker explained (authentication) keeps its own code and class.
-        reject(err instanceof WeirError ? err : new WeirError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { retriable: true, cause: err }));
+        // A refusal the broker explained (authentication) keeps its own code and class; a
+        // certificate weir does not trust is a configuration problem, not a transient one.
+        const code = (err as { code?: string }).code ?? '';
+        if (err instanceof WeirError) reject(err);
+        else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(code)) {
+          reject(new WeirError('sink.pulsar.tls_failed', `TLS with Pulsar at ${address} failed: ${err.message} (${code}); see tls_trust_certs_file / tls_verify`, { cause: err }));
+        } else reject(new WeirError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { retriable: true, cause: err }));
       };
       socket.once('error', fail);
       socket.once('close', () => fail(new Error('connection closed during handshake')));
-      socket.once('connect', () => socket.write(simpleFrame(encodeConnect(opts.clientVersion, opts.authToken))));
+      socket.once(opts.tls ? 'secureConnect' : 'connect', () => socket.write(simpleFrame(encodeConnect(opts.clientVersion, opts.authToken))));
       const onData = (chunk: Buffer) => {
         let frames;
         try {

@@ -1,8 +1,13 @@
-// Token authentication against a real Pulsar broker started with AuthenticationProviderToken: the
-// protocol transport's CONNECT (auth_method_name "token") and the admin calls (Bearer) succeed
-// with a valid JWT, and a token the broker cannot verify is a fatal error, not a retry loop.
+// TLS and token authentication against a real Pulsar broker started with a self-signed
+// certificate on its TLS port and AuthenticationProviderToken: the protocol transport's CONNECT
+// (auth_method_name "token") over pulsar+ssl:// and the admin calls (Bearer) succeed with a valid
+// JWT and the right CA; a token the broker cannot verify, or a certificate weir does not trust, is
+// a fatal error, not a retry loop.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { WeirError } from '../../src/errors.js';
@@ -12,6 +17,7 @@ import { pulsarSink } from '../../src/sinks/pulsar/index.js';
 import { PulsarConfigSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
 import type { OutgoingMessage } from '../../src/sinks/pulsar/transport.js';
 import type { Sink } from '../../src/sinks/types.js';
+import { tempDir } from '../harness/process.js';
 import { startPulsar, type PulsarBroker } from '../harness/pulsar.js';
 
 const secret = randomBytes(32);
@@ -24,11 +30,18 @@ function jwt(sub: string, key: Buffer = secret): string {
 }
 
 const adminToken = jwt('weir-admin');
+const certDir = tempDir('pulsar-tls');
+const certFile = join(certDir, 'broker.pem');
+const keyFile = join(certDir, 'broker.key');
 let broker: PulsarBroker;
 
 before(async () => {
+  // A self-signed certificate for 127.0.0.1 (OpenSSL 3 writes the key as PKCS#8, which Pulsar needs).
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2',
+    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
   broker = await startPulsar({
     adminToken,
+    tls: { certFile, keyFile },
     conf: {
       authenticationEnabled: 'true',
       authenticationProviders: 'org.apache.pulsar.broker.authentication.AuthenticationProviderToken',
@@ -43,6 +56,7 @@ before(async () => {
 
 after(async () => {
   await broker?.dispose();
+  rmSync(certDir, { recursive: true, force: true });
 });
 
 function config(topic: string, token: string, over: Partial<PulsarConfig> = {}): PulsarConfig {
@@ -52,7 +66,7 @@ function config(topic: string, token: string, over: Partial<PulsarConfig> = {}):
   }) as PulsarConfig;
 }
 
-describe('pulsar sink with token authentication (real broker)', { timeout: 120_000 }, () => {
+describe('pulsar sink with TLS and token authentication (real broker)', { timeout: 120_000 }, () => {
   it('creates the topic, connects and writes with a valid token', async () => {
     const topic = `persistent://public/default/auth-ok-${Date.now()}`;
     const sink = pulsarSink.create(config(topic, adminToken), { name: 'pulsar_auth', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
@@ -76,5 +90,30 @@ describe('pulsar sink with token authentication (real broker)', { timeout: 120_0
     await assert.rejects(viaAdmin.connect(AbortSignal.timeout(30_000)), (e: unknown) =>
       e instanceof WeirError && e.code === 'sink.pulsar.admin_failed' && viaAdmin.classify(e) === 'fatal' && /HTTP 401/.test(e.message));
     await viaAdmin.close();
+  });
+
+  it('writes over pulsar+ssl:// trusting the broker certificate from tls_trust_certs_file', async () => {
+    const topic = `persistent://public/default/tls-ok-${Date.now()}`;
+    const cfg = config(topic, adminToken, { service_url: broker.serviceUrlTls!, tls_trust_certs_file: certFile });
+    const sink = pulsarSink.create(cfg, { name: 'pulsar_tls', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    await sink.connect(AbortSignal.timeout(30_000));
+    const action = sink.bind({ key: '${clientid}' }, 'r1');
+    const items = Array.from({ length: 40 }, (_, i) => action.encode({ record: { i }, event: { topic: 't', clientid: `d${i % 5}`, payload: '' }, ruleId: 'r1' }));
+    const r = await sink.write(items, AbortSignal.timeout(30_000));
+    assert.deepEqual([r.rejected.length, r.retry.length], [0, 0], r.retryError?.message);
+    await sink.probe(AbortSignal.timeout(5_000));
+    await sink.close();
+    assert.equal((await countPulsarMessages(cfg)).total, 40);
+  });
+
+  it('refuses an untrusted broker certificate as fatal, and accepts it with tls_verify: none', async () => {
+    const topic = `persistent://public/default/tls-bad-${Date.now()}`;
+    const untrusted = pulsarSink.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, create_topic: 'never' }), { name: 'pulsar_tls', log: silentLogger });
+    await assert.rejects(untrusted.connect(AbortSignal.timeout(30_000)), (e: unknown) =>
+      e instanceof WeirError && e.code === 'sink.pulsar.tls_failed' && untrusted.classify(e) === 'fatal');
+    await untrusted.close();
+    const insecure = pulsarSink.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, tls_verify: 'none' }), { name: 'pulsar_tls', log: silentLogger });
+    await insecure.connect(AbortSignal.timeout(30_000));
+    await insecure.close();
   });
 });
