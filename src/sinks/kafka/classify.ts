@@ -34,7 +34,7 @@ const FATAL_CODES = new Map<number, string>([
 /**
  * The idempotent producer's state no longer matches the broker's (its id expired, or a batch was
  * lost and sequence numbers skipped). Retrying helps once the producer is recreated with a new
- * id; the sink does that when it sees one of these (see sink.ts).
+ * id; the sink does that after every failed send (see sink.ts).
  */
 export const PRODUCER_STATE_CODES = new Set<number>([
   45, // OUT_OF_ORDER_SEQUENCE_NUMBER
@@ -95,7 +95,7 @@ export function classifyKafkaError(err: unknown): ErrorClass {
   if (code !== undefined) {
     if (REJECT_CODES.has(code)) return 'reject';
     if (FATAL_CODES.has(code)) return 'fatal';
-    // Producer state out of step with the broker: the sink recreates its producer; try again.
+    // Producer state out of step with the broker: the sink has recreated its producer; try again.
     if (PRODUCER_STATE_CODES.has(code)) return 'retry';
     // Everything else kafkajs calls retriable is a leader move, a broker restarting, an ISR too
     // small for acks -1, a request timeout (NOT_LEADER_OR_FOLLOWER, LEADER_NOT_AVAILABLE,

@@ -2,12 +2,13 @@
 // resolves only when the broker acknowledged every record of the batch (acks -1 by default), so
 // the core may ack the MQTT messages behind them. Errors are thrown whole and classified in
 // classify.ts; a batch that spans several brokers and fails on one is retried whole (at least
-// once: the records that did land are written again).
+// once: the records that did land are written again). README.md explains the ordering and why a
+// failed send replaces the idempotent producer.
 import kafkajs, { type Admin, type Message, type Producer, type TopicMessages } from 'kafkajs';
 import { WeirError } from '../../errors.js';
 import { ALL_WRITTEN, type BoundAction, type ErrorClass, type Sink, type SinkDeps, type WriteResult } from '../types.js';
 import { bindKafkaAction, type KafkaItem } from './action.js';
-import { classifyKafkaError, kafkaErrorCode, PRODUCER_STATE_CODES } from './classify.js';
+import { classifyKafkaError, kafkaErrorCode } from './classify.js';
 import { kafkaClientOptions } from './client.js';
 import { compressionType, registerCodec } from './codecs.js';
 import { WeirPartitioner } from './partitioner.js';
@@ -26,6 +27,8 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
   /** Topics known to exist (create_topics), or being created. */
   private readonly topics = new Map<string, Promise<void>>();
   private closed = false;
+  /** The tail of the idempotent producer's sends, which run one at a time. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly cfg: KafkaConfig,
@@ -46,7 +49,6 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
   async write(items: KafkaItem[], signal: AbortSignal): Promise<WriteResult> {
     if (items.length === 0) return ALL_WRITTEN;
     if (signal.aborted) throw new WeirError('sink.kafka.aborted', 'write aborted: shutting down', { retriable: true });
-    const clients = await this.connected();
 
     const byTopic = new Map<string, Message[]>();
     for (const it of items) {
@@ -54,26 +56,37 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
       if (!list) byTopic.set(it.topic, (list = []));
       list.push(it.message);
     }
-    if (this.cfg.create_topics) await Promise.all([...byTopic.keys()].map((t) => this.ensureTopic(clients.admin, t)));
-
     const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-    try {
-      await clients.producer.sendBatch({
-        topicMessages,
-        acks: this.cfg.acks,
-        timeout: this.cfg.timeout_ms,
-        compression: compressionType(this.cfg.compression),
-      });
-    } catch (err) {
-      const code = kafkaErrorCode(err);
-      if (code !== undefined && PRODUCER_STATE_CODES.has(code)) {
-        // The broker no longer agrees with this producer's id/sequence numbers: start over with a
-        // new producer id on the next attempt (the core retries this batch).
-        this.deps.log.warn({ sink: this.deps.name, code }, 'kafka producer state out of step with the broker; recreating the producer');
-        await this.reset();
+
+    const send = async (): Promise<void> => {
+      const clients = await this.connected();
+      if (this.cfg.create_topics) await Promise.all([...byTopic.keys()].map((t) => this.ensureTopic(clients.admin, t)));
+      try {
+        await clients.producer.sendBatch({
+          topicMessages,
+          acks: this.cfg.acks,
+          timeout: this.cfg.timeout_ms,
+          compression: compressionType(this.cfg.compression),
+        });
+      } catch (err) {
+        if (this.cfg.idempotent) {
+          // After a failed send the broker may hold some of these batches (written, response
+          // lost) while kafkajs did not advance its sequence numbers: the next, different batch
+          // of the same size would get the same sequence range, and the broker would drop it as a
+          // "duplicate" and answer success — a silent loss, seen in the broker-outage test. A new
+          // producer id starts fresh sequences; the core's retry may then duplicate, never lose.
+          const code = kafkaErrorCode(err);
+          this.deps.log.debug({ sink: this.deps.name, code }, 'kafka send failed; the next write uses a new idempotent producer');
+          await this.reset(clients);
+        }
+        throw err;
       }
-      throw err;
-    }
+    };
+    // The idempotent producer: one send at a time. kafkajs sends an idempotent producer's requests
+    // one at a time per broker anyway; doing it here keeps batches in the order the core handed
+    // them over, so one key's records stay in order while no write fails.
+    if (this.cfg.idempotent) await this.serially(send);
+    else await send();
     return ALL_WRITTEN;
   }
 
@@ -132,11 +145,23 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
     return { producer, admin };
   }
 
-  private async reset(): Promise<void> {
+  /** Runs `fn` after every earlier call has settled. */
+  private serially<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Drops the clients (all, or only `only` if they are still the current ones) and disconnects them. */
+  private async reset(only?: Clients): Promise<void> {
     const current = this.clients;
+    if (!current) return;
+    if (only) {
+      const c = await current.catch(() => undefined);
+      if (c !== only || this.clients !== current) return;
+    }
     this.clients = undefined;
     this.topics.clear();
-    if (!current) return;
     const c = await current.catch(() => undefined);
     if (c) await Promise.allSettled([c.producer.disconnect(), c.admin.disconnect()]);
   }
