@@ -36,7 +36,7 @@ export class Runtime {
   ) {
     this.metrics = createMetrics();
     for (const sc of cfg.sinks.values()) {
-      const sink = sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }) });
+      const sink = sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id });
       this.runners.set(sc.name, new SinkRunner(sc, sink, () => this.deadLetters(), this.metrics, log, this.abort.signal));
     }
     this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, () => this.deadLetters(), this.metrics, log);

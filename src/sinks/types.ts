@@ -82,6 +82,8 @@ export interface SinkDeps {
   /** The sink's name in weir.yaml (`sinks.<name>`). */
   readonly name: string;
   readonly log: Logger;
+  /** This replica's stable id (its broker client id), for what a sink records per writer. */
+  readonly instance?: string;
 }
 
 /** A sink type: its config schemas (the single source of its fields) and its factory. */

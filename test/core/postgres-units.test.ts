@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyPgError } from '../../src/sinks/postgres/classify.js';
-import { insertSql, toColumnValue } from '../../src/sinks/postgres/statements.js';
+import { insertSql, toColumnValue, withLedger } from '../../src/sinks/postgres/statements.js';
 import { WeirError } from '../../src/errors.js';
 
 test('SQLSTATE classes: data and constraint errors reject the row, connection and shutdown errors retry, schema and auth are fatal', () => {
@@ -19,7 +19,7 @@ test('SQLSTATE classes: data and constraint errors reject the row, connection an
 });
 
 test('unnest and VALUES statements', () => {
-  const t = { table: 'public.telemetry', columns: ['ts', 'temp'], onConflict: '(ts) DO NOTHING' };
+  const t = { ruleId: 'r1', table: 'public.telemetry', columns: ['ts', 'temp'], onConflict: '(ts) DO NOTHING' };
   const types = new Map([
     ['ts', { sql: 'timestamp with time zone', category: 'D' }],
     ['temp', { sql: 'double precision', category: 'N' }],
@@ -38,4 +38,11 @@ test('values shaped for their column: epoch ms into timestamps, objects into jso
   assert.equal(toColumnValue(undefined, ts), null);
   assert.equal(toColumnValue({ a: 1 }, { sql: 'jsonb', category: 'U' }), '{"a":1}');
   assert.equal(toColumnValue(3.5, { sql: 'double precision', category: 'N' }), 3.5);
+});
+
+test('the ledger rides in the same statement as the rows, counting only rows really inserted', () => {
+  const sql = withLedger('INSERT INTO "t" ("a") SELECT * FROM unnest($1::int[]) ON CONFLICT DO NOTHING', 'weir_ledger', 2);
+  assert.match(sql, /^WITH ins AS \(INSERT INTO "t" .* ON CONFLICT DO NOTHING RETURNING 1\)/);
+  assert.match(sql, /SELECT \$2::text, \$3::text, \$4::text, \$5::text, count\(\*\), now\(\) FROM ins/);
+  assert.match(sql, /ON CONFLICT \(rule_id, sink, table_name, writer\) DO UPDATE SET rows = "weir_ledger"\.rows \+ EXCLUDED\.rows/);
 });

@@ -22,12 +22,12 @@ test('weir migrate applies each migration once and records it', { timeout: 60_00
   const cfg = config(pgUrl);
   const first = await runCli(['migrate', '-c', cfg]);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stdout, /applied 001_dead_letter\.sql, 002_telemetry\.sql/);
+  assert.match(first.stdout, /applied 001_dead_letter\.sql, 002_telemetry\.sql, 003_ledger\.sql/);
   const second = await runCli(['migrate', '-c', cfg]);
   assert.equal(second.code, 0, second.stderr);
-  assert.match(second.stdout, /applied nothing new; 2 already applied/);
+  assert.match(second.stdout, /applied nothing new; 3 already applied/);
   const versions = await query<{ version: number }>(pgUrl, 'SELECT version FROM weir_migrations ORDER BY version');
-  assert.deepEqual(versions.map((v) => v.version), [1, 2]);
+  assert.deepEqual(versions.map((v) => v.version), [1, 2, 3]);
   const idx = await query<{ indexname: string }>(pgUrl, "SELECT indexname FROM pg_indexes WHERE tablename = 'telemetry' ORDER BY indexname");
   assert.deepEqual(idx.map((i) => i.indexname), ['telemetry_pkey', 'telemetry_ts']);
   assert.ok(!first.stdout.includes('password'), 'no credentials echoed');

@@ -61,6 +61,8 @@ test('100,000 QoS 1 messages from 1,000 device topics become exactly 100,000 row
   assert.equal(await weir.metric('weir_ingest_received_total'), N);
   assert.equal(await weir.metric('weir_ingest_acked_total'), N);
   assert.equal(await weir.metric('weir_ingest_unacked'), 0);
+  const [ledger] = await query<{ n: string }>(pgUrl, "SELECT sum(rows) AS n FROM weir_ledger WHERE rule_id = 'telemetry_to_tsdb' AND table_name = 'telemetry'");
+  assert.equal(Number(ledger!.n), N, 'the ledger counted every committed row');
   const [dl] = await query<{ n: string }>(pgUrl, 'SELECT count(*) AS n FROM weir_dead_letter');
   assert.equal(Number(dl!.n), 0);
   const stopAt = Date.now();

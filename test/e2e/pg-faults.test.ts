@@ -51,6 +51,8 @@ test('weir killed with SIGKILL mid-stream: after a restart every published messa
   await new Promise((r) => setTimeout(r, 1000));
   assert.equal(await distinctSamples(pgUrl), N, 'nothing lost');
   assert.equal(await countRows(pgUrl), N, 'ON CONFLICT absorbed every redelivery: each sample once');
+  const [ledger] = await query<{ n: string }>(pgUrl, 'SELECT sum(rows) AS n FROM weir_ledger');
+  assert.equal(Number(ledger!.n), N, 'the ledger, committed with the rows, survived the kill and counts each row once');
   assert.equal(await second.stop(), 0);
 });
 

@@ -8,10 +8,11 @@ import { compileTemplate } from '../../rules/index.js';
 import { ALL_WRITTEN, type BoundAction, type DeadLetter, type Sink, type SinkDeps, type WriteResult } from '../types.js';
 import { classifyPgError } from './classify.js';
 import type { PostgresAction, PostgresConfig } from './spec.js';
-import { insertSql, quoteTable, toColumnValue, type ColumnType } from './statements.js';
+import { insertSql, LEDGER_TABLE, quoteTable, toColumnValue, withLedger, type ColumnType } from './statements.js';
 
 /** One action's compiled mapping, shared by all of its rows. */
 export interface PgTarget {
+  readonly ruleId: string;
   readonly table: string;
   readonly columns: readonly string[];
   readonly onConflict: string | undefined;
@@ -26,16 +27,18 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
   private pool: pg.Pool | undefined;
   private readonly types = new Map<string, Promise<Map<string, ColumnType>>>();
   private readonly statements = new Map<PgTarget, string>();
+  private readonly freeSlots: number[] = [];
+  private nextSlot = 0;
 
   constructor(
     private readonly cfg: PostgresConfig,
     private readonly deps: SinkDeps,
   ) {}
 
-  bind(action: PostgresAction): BoundAction<PgRow> {
+  bind(action: PostgresAction, ruleId: string): BoundAction<PgRow> {
     const columns = Object.keys(action.columns);
     const templates = columns.map((c) => compileTemplate(action.columns[c]!));
-    const target: PgTarget = { table: action.table, columns, onConflict: action.on_conflict };
+    const target: PgTarget = { ruleId, table: action.table, columns, onConflict: action.on_conflict };
     return {
       batchKey: action.table,
       encode: ({ record, event }) => ({ target, values: templates.map((t) => t(record, event)) }),
@@ -71,11 +74,6 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     if (rows.length === 0) return ALL_WRITTEN;
     const target = rows[0]!.target;
     const types = await this.columnTypes(target);
-    let sql = this.statements.get(target);
-    if (!sql) {
-      sql = insertSql(this.cfg.insert_mode, target, types, rows.length);
-      if (this.cfg.insert_mode === 'unnest') this.statements.set(target, sql);
-    }
     const colTypes = target.columns.map((c) => types.get(c)!);
     let params: unknown[];
     if (this.cfg.insert_mode === 'unnest') {
@@ -84,12 +82,24 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
       params = [];
       for (const r of rows) for (let j = 0; j < colTypes.length; j++) params.push(toColumnValue(r.values[j], colTypes[j]!));
     }
+    let sql = this.statements.get(target);
+    if (!sql) {
+      sql = insertSql(this.cfg.insert_mode, target, types, rows.length);
+      if (this.cfg.ledger === 'on') sql = withLedger(sql, LEDGER_TABLE, params.length + 1);
+      if (this.cfg.insert_mode === 'unnest') this.statements.set(target, sql);
+    }
+    // Concurrent batches each take a writer slot of their own, so their ledger rows never lock
+    // each other.
+    const slot = this.freeSlots.pop() ?? this.nextSlot++;
+    if (this.cfg.ledger === 'on') params.push(target.ruleId, this.deps.name, target.table, `${this.deps.instance ?? 'weir'}/${slot}`);
     try {
       await this.requirePool().query(sql, params);
     } catch (err) {
       // A changed table (42xxx) may have new column types: look them up again next time.
       if (classifyPgError(err) === 'fatal') this.types.delete(target.table);
       throw err;
+    } finally {
+      this.freeSlots.push(slot);
     }
     return ALL_WRITTEN;
   }

@@ -15,6 +15,10 @@ export const PostgresConfigSpec = Type.Object(
     statement_timeout_ms: Type.Integer({ minimum: 0, default: 30_000, description: 'Server-side limit per statement; 0 = none.' }),
     connect_timeout_ms: Type.Integer({ minimum: 0, default: 5_000 }),
     dead_letter_table: Type.String({ default: 'weir_dead_letter', description: 'Table of dead letters, when this sink is the dead-letter store (created by weir migrate).' }),
+    ledger: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+      default: 'on',
+      description: 'on: every batch also adds its committed row count to weir_ledger, in the same statement, for weir reconcile (created by weir migrate).',
+    }),
     application_name: Type.String({ default: 'weir' }),
   },
   { additionalProperties: false },

@@ -1,6 +1,9 @@
 // SQL text for the insert modes, and JS values shaped for the column they go into.
 import type { PgTarget } from './sink.js';
 
+/** Created by migrations/003_ledger.sql. */
+export const LEDGER_TABLE = 'weir_ledger';
+
 export interface ColumnType {
   /** format_type() of the column, e.g. `timestamp with time zone`, `double precision`, `jsonb`. */
   readonly sql: string;
@@ -35,6 +38,19 @@ export function insertSql(mode: 'unnest' | 'values', t: PgTarget, types: Readonl
     tuples.push(`(${t.columns.map((_, j) => `$${r * n + j + 1}`).join(', ')})`);
   }
   return `INSERT INTO ${quoteTable(t.table)} (${cols}) VALUES ${tuples.join(', ')}${conflict}`;
+}
+
+/**
+ * Wraps an insert so that the same statement — one transaction — also adds the number of rows it
+ * really inserted (ON CONFLICT may skip some) to the ledger. The ledger's four key values are the
+ * parameters after the insert's own `first - 1`.
+ */
+export function withLedger(insert: string, ledgerTable: string, first: number): string {
+  const p = (i: number) => `$${first + i}`;
+  return `WITH ins AS (${insert} RETURNING 1)
+INSERT INTO ${quoteTable(ledgerTable)} (rule_id, sink, table_name, writer, rows, updated_at)
+SELECT ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, ${p(3)}::text, count(*), now() FROM ins
+ON CONFLICT (rule_id, sink, table_name, writer) DO UPDATE SET rows = ${quoteTable(ledgerTable)}.rows + EXCLUDED.rows, updated_at = EXCLUDED.updated_at`;
 }
 
 /**
