@@ -2,6 +2,7 @@
 import { checkCommand } from './check.js';
 import { evalCommand } from './eval.js';
 import { migrateCommand } from './migrate.js';
+import { reconcileCommand } from './reconcile.js';
 import { runCommand } from './run.js';
 import { testCommand } from './test.js';
 
@@ -14,6 +15,7 @@ export const COMMANDS: Record<string, Command> = {
   run: runCommand,
   check: checkCommand,
   migrate: migrateCommand,
+  reconcile: reconcileCommand,
   eval: evalCommand,
   test: testCommand,
   demo: (await import('./demo.js')).demoCommand,

@@ -1,6 +1,7 @@
 // Acceptance 2–4 of the foundation, against real Mosquitto and PostgreSQL: weir killed with
 // SIGKILL mid-stream, PostgreSQL down for 30 s mid-stream, and bad input mixed into good traffic.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { publishLoad } from '../../bench/load/publisher.js';
 import { samplePayload } from '../../bench/load/payload.js';
@@ -8,7 +9,7 @@ import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres, startPostgres, type PostgresServer } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
 import { identityViolations } from '../harness/identities.js';
-import { startWeir, type WeirProcess } from '../harness/weir.js';
+import { runCli, startWeir, type WeirProcess } from '../harness/weir.js';
 import { countRows, endSessions, query, telemetryFiles } from './fixtures.js';
 
 const running: WeirProcess[] = [];
@@ -19,6 +20,11 @@ after(async () => {
   for (const s of servers) await s.dispose();
   for (const [url, id] of sessions) await endSessions(url, id);
 });
+
+/** `weir reconcile` against the instance's own config and /metrics. */
+async function reconcile(w: WeirProcess) {
+  return runCli(['reconcile', '-c', join(w.dir, 'weir.yaml'), '--metrics', `http://127.0.0.1:${w.httpPort}/metrics`]);
+}
 
 async function distinctSamples(pgUrl: string): Promise<number> {
   const [r] = await query<{ n: string }>(pgUrl, 'SELECT count(DISTINCT (device_id, seq)) AS n FROM telemetry');
@@ -53,6 +59,9 @@ test('weir killed with SIGKILL mid-stream: after a restart every published messa
   assert.equal(await countRows(pgUrl), N, 'ON CONFLICT absorbed every redelivery: each sample once');
   const [ledger] = await query<{ n: string }>(pgUrl, 'SELECT sum(rows) AS n FROM weir_ledger');
   assert.equal(Number(ledger!.n), N, 'the ledger, committed with the rows, survived the kill and counts each row once');
+  const rec = await reconcile(second);
+  assert.equal(rec.code, 0, `${rec.stdout}${rec.stderr}`);
+  assert.match(rec.stdout, new RegExp(`telemetry_to_tsdb +tsdb +telemetry .* ${N} +${N} +0\n`));
   assert.equal(await second.stop(), 0);
 });
 
@@ -85,6 +94,8 @@ test('PostgreSQL stopped for 30 s mid-stream: nothing lost, no crash, retries co
   assert.equal(await distinctSamples(pgUrl), N, 'nothing lost');
   assert.ok((await weir.metric('weir_sink_retried_total', 'sink="tsdb"')) > 0, 'retries were counted');
   assert.equal(await weir.metric('weir_sink_dead_lettered_total'), 0, 'an outage dead-letters nothing');
+  const rec = await reconcile(weir);
+  assert.equal(rec.code, 0, `${rec.stdout}${rec.stderr}`);
   assert.equal(await weir.stop(), 0);
 });
 
@@ -146,5 +157,13 @@ test('bad input mixed into good traffic: good rows land, each bad message is dea
   assert.equal(await weir.metric('weir_sink_dead_lettered_total', 'sink="tsdb"'), kinds.badValue);
   assert.equal(await weir.metric('weir_dead_letter_total'), bad);
   assert.deepEqual(identityViolations(await weir.metrics()), []);
+  const rec = await reconcile(weir);
+  assert.equal(rec.code, 0, `${rec.stdout}${rec.stderr}`);
+  assert.match(rec.stdout, new RegExp(`telemetry_to_tsdb +tsdb +telemetry +${N - kinds.huge} +${N - kinds.huge - kinds.notJson} +${kinds.notJson} +${N - bad} +${bad} +${N - bad} +${N - bad} +0\n`));
+  // One row gone behind weir's back: reconcile must say so, name the rule and the difference.
+  await query(pgUrl, 'DELETE FROM telemetry WHERE ctid = (SELECT ctid FROM telemetry LIMIT 1)');
+  const broken = await reconcile(weir);
+  assert.equal(broken.code, 1);
+  assert.match(broken.stderr, /DIFFERENCE rule telemetry_to_tsdb → tsdb \(telemetry\): sink has \d+, weir stored \d+, difference -1/);
   assert.equal(await weir.stop(), 0);
 });
