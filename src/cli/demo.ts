@@ -6,10 +6,10 @@ import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Runtime } from '../core/runtime.js';
-import { startEmbeddedBroker, type EmbeddedBroker } from '../embedded/broker.js';
-import { startEmbeddedDatabase, type EmbeddedDatabase } from '../embedded/database.js';
+import type { EmbeddedBroker } from '../embedded/broker.js';
+import type { EmbeddedDatabase } from '../embedded/database.js';
 import { demoConfig } from '../embedded/demo-config.js';
-import { simulateDevices, type Devices } from '../embedded/devices.js';
+import type { Devices } from '../embedded/devices.js';
 import { ConfigErrors } from '../config/load.js';
 import { errorText } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
@@ -98,6 +98,13 @@ class Demo {
   constructor(private readonly log: Logger) {}
 
   async start(configFile: string, o: DemoOptions): Promise<void> {
+    // Loaded here, not at the top: every other weir command imports this file through commands.ts
+    // and should not pay for loading aedes and PGlite (150 ms).
+    const [{ startEmbeddedBroker }, { startEmbeddedDatabase }, { simulateDevices }] = await Promise.all([
+      import('../embedded/broker.js'),
+      import('../embedded/database.js'),
+      import('../embedded/devices.js'),
+    ]);
     const t0 = Date.now();
     this.broker = await startEmbeddedBroker();
     const tBroker = Date.now();
