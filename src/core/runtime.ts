@@ -51,7 +51,16 @@ export class Runtime {
     this.dlq = new DeadLetterQueue(this.deadLetterWriter(), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, this.log, this.abort.signal);
     this.server = await startHttp(this.cfg.http.host, this.cfg.http.port, this.metrics.registry, {
       readiness: () => this.readiness(),
-      rules: () => this.pipeline.liveRules.map((r) => ({ id: r.cfg.id, file: r.cfg.file, source: r.cfg.source, filters: r.cfg.compiled.filters, actions: r.cfg.actions.map((a) => a.sink) })),
+      rules: () =>
+        this.pipeline.liveRules.map((r) => ({
+          id: r.cfg.id,
+          state: 'running',
+          file: r.cfg.file,
+          [r.cfg.sql !== undefined ? 'sql' : 'jsonata']: r.cfg.source,
+          filters: r.cfg.compiled.filters,
+          actions: r.cfg.actions.map((a) => a.sink),
+          counters: Object.fromEntries(Object.entries(r.counters).map(([k, t]) => [k, t.value])),
+        })),
       sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.type.type, ...r.status })),
     });
     // Sinks connect in the background: while one is down its messages stay unacked, the ingest
