@@ -32,9 +32,9 @@ interface Service {
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
 const services = compose.services;
 
-/** Compose's own interpolation, with nothing set in the environment: `${X:-default}` → default. */
+/** Compose's own interpolation as `docker compose up` does it with nothing set: `${X:-default}` → default. */
 function interpolate(v: string): string {
-  return v.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}/g, (_m, name: string, def?: string) => process.env[`COMPOSE_TEST_${name}`] ?? def ?? '');
+  return v.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*(?::?-([^}]*))?\}/g, (_m, def?: string) => def ?? '');
 }
 const envOf = (s: Service): Record<string, string> => Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]));
 

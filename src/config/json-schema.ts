@@ -100,7 +100,7 @@ export function weirJsonSchema(): JsonSchema {
     propertyNames: { pattern: namePattern },
     additionalProperties: { oneOf: ALL_SINK_TYPES.map(sinkSchema) },
   };
-  return { $schema: DRAFT, $id: 'https://weir.dev/schema/weir.schema.json', title: 'weir.yaml', ...allowEnvRefs(s) };
+  return { $schema: DRAFT, title: 'weir.yaml', ...allowEnvRefs(s) };
 }
 
 export function ruleJsonSchema(): JsonSchema {
@@ -111,7 +111,7 @@ export function ruleJsonSchema(): JsonSchema {
     description: "Where the rule's outputs go: each action names a sink of weir.yaml and carries that sink type's settings.",
     items: { anyOf: ALL_SINK_TYPES.map(actionSchema) },
   };
-  return { $schema: DRAFT, $id: 'https://weir.dev/schema/rule.schema.json', title: 'weir rule file', ...s };
+  return { $schema: DRAFT, title: 'weir rule file', ...s };
 }
 
 export const SCHEMA_DIR = join(PACKAGE_ROOT, 'schema');
