@@ -36,14 +36,17 @@ async function counter(registry: { metrics(): Promise<string> }, name: string): 
 
 /**
  * Every `seq` property on the topic, from the broker's WebSocket reader (one per partition): reads
- * until `expected` arrived and then 2 s more, so duplicates (at-least-once) are counted too.
+ * until `expected` distinct seqs arrived and then 2 s more, so duplicates (at-least-once) are
+ * counted too.
  */
 async function readSeqs(httpUrl: string, topic: string, expected: number): Promise<number[]> {
   const seqs: number[] = [];
+  const distinct = new Set<number>();
+  let done = false;
   const sockets: WebSocket[] = [];
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`read ${seqs.length} of ${expected}`)), 90_000);
+      const timer = setTimeout(() => reject(new Error(`read ${distinct.size} of ${expected} distinct seqs (${seqs.length} messages)`)), 90_000);
       for (let p = 0; p < PARTITIONS; p++) {
         const ws = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/ws/v2/reader/${topic.replace('://', '/')}-partition-${p}?messageId=earliest&receiverQueueSize=2000`);
         sockets.push(ws);
@@ -51,8 +54,11 @@ async function readSeqs(httpUrl: string, topic: string, expected: number): Promi
         ws.on('message', (data) => {
           const m = JSON.parse(data.toString()) as { messageId: string; properties?: Record<string, string> };
           ws.send(JSON.stringify({ messageId: m.messageId }));
-          seqs.push(Number(m.properties?.seq));
-          if (seqs.length === expected) {
+          const seq = Number(m.properties?.seq);
+          seqs.push(seq);
+          distinct.add(seq);
+          if (!done && distinct.size >= expected) {
+            done = true;
             clearTimeout(timer);
             setTimeout(resolve, 2_000);
           }

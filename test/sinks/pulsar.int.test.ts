@@ -28,7 +28,7 @@ after(async () => {
 function sinkConfig(topic: string, over: Partial<PulsarConfig> = {}): PulsarConfig {
   const cfg = Value.Default(PulsarConfigSpec, {
     service_url: broker.serviceUrl, admin_url: broker.httpUrl, topic, create_topic: 'if_missing', partitions: 10, compression: 'zlib',
-    send_timeout_ms: 5_000, connect_timeout_ms: 3_000, ...over,
+    connect_timeout_ms: 3_000, ...over,
   }) as PulsarConfig;
   assert.ok(Value.Check(PulsarConfigSpec, cfg));
   return cfg;
