@@ -7,6 +7,7 @@
 //      not ready while it was down and ready again after.
 //   node --import tsx --test test/sinks/pulsar-e2e.int.test.ts
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import WebSocket from 'ws';
@@ -23,10 +24,12 @@ const PARTITIONS = 10;
 const running: WeirProcess[] = [];
 const brokers: PulsarBroker[] = [];
 const sessions: Array<[string, string, number]> = [];
+const dirs: string[] = [];
 after(async () => {
   for (const w of running) await w.kill();
   for (const b of brokers) await b.dispose();
   for (const [url, id, n] of sessions) await endSessions(url, id, n);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 function pulsarFiles(o: { mqttUrl: string; serviceUrl: string; httpUrl: string; topic: string; clientId: string; connections: number; dir: string }): WeirFiles {
@@ -123,7 +126,8 @@ test('100,000 QoS 1 messages of 1 KB through Mosquitto → weir → a 10-partiti
   // One MQTT connection: a share group deals one device's messages over its members, so with
   // several connections their order is not defined before weir sees them.
   sessions.push([mqttUrl, clientId, 1]);
-  const dir = tempDir('weir-pulsar-e2e');
+  const dir = tempDir('pulsar-e2e');
+  dirs.push(dir);
   const weir = await startWeir(pulsarFiles({ mqttUrl, ...pulsar, topic, clientId, connections: 1, dir }), { dir });
   running.push(weir);
   await waitFor(() => weir.ready(), 60_000, 'weir ready');
@@ -193,7 +197,8 @@ test('Pulsar stopped for 30 s mid-stream: nothing lost, retries counted, /readyz
   const topic = `persistent://public/default/e2e-down-${Date.now()}`;
   const clientId = `weir-pdown-${process.pid}`;
   sessions.push([mqttUrl, clientId, 2]);
-  const dir = tempDir('weir-pulsar-e2e');
+  const dir = tempDir('pulsar-e2e');
+  dirs.push(dir);
   const weir = await startWeir(pulsarFiles({ mqttUrl, serviceUrl: pulsar.serviceUrl, httpUrl: pulsar.httpUrl, topic, clientId, connections: 2, dir }), { dir });
   running.push(weir);
   await waitFor(() => weir.ready(), 60_000, 'weir ready');
