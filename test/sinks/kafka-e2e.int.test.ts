@@ -7,6 +7,7 @@
 //   node --import tsx --test test/sinks/kafka-e2e.int.test.ts
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import kafkajs from 'kafkajs';
@@ -16,7 +17,7 @@ import { registerCodec } from '../../src/sinks/kafka/codecs.js';
 import { countTopic } from '../../src/sinks/kafka/count.js';
 import { endSessions } from '../e2e/fixtures.js';
 import { sharedKafka, startKafka, type KafkaBroker } from '../harness/kafka.js';
-import { sharedMosquitto } from '../harness/mosquitto.js';
+import { sharedMosquitto, startMosquitto, type MosquittoBroker } from '../harness/mosquitto.js';
 import { tempDir, waitFor } from '../harness/process.js';
 import { startWeir, type WeirFiles, type WeirProcess } from '../harness/weir.js';
 
@@ -25,11 +26,31 @@ const { Kafka, logLevel } = kafkajs;
 const running: WeirProcess[] = [];
 const brokers: KafkaBroker[] = [];
 const sessions: Array<[string, string, number]> = [];
+const dirs: string[] = [];
+let ownMosquitto: MosquittoBroker | undefined;
 after(async () => {
   for (const w of running) await w.kill();
   for (const b of brokers) await b.dispose();
   for (const [url, id, n] of sessions) await endSessions(url, id, n);
+  await ownMosquitto?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
+
+/**
+ * The run's Mosquitto (WEIR_TEST_MOSQUITTO), or one of this file's own, stopped in after():
+ * sharedMosquitto()'s in-process broker keeps a test process alive after its tests end.
+ */
+async function mosquittoUrl(): Promise<string> {
+  if (process.env.WEIR_TEST_MOSQUITTO) return (await sharedMosquitto()).url;
+  ownMosquitto ??= await startMosquitto();
+  return ownMosquitto.url;
+}
+
+function workDir(): string {
+  const d = tempDir('weir-kafka-e2e');
+  dirs.push(d);
+  return d;
+}
 
 /** weir.yaml and a rule that sends every telemetry sample to `topic`, keyed by device. */
 function kafkaFiles(o: { mqttUrl: string; brokers: string[]; topic: string; clientId: string; connections: number; maxInFlight: number; dir: string }): WeirFiles {
@@ -127,14 +148,14 @@ async function recordsIn(brokerList: string[], topic: string): Promise<number> {
 }
 
 test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic: exactly 100,000 records, byte-identical, one device in one partition in order', { timeout: 300_000 }, async (t) => {
-  const { url: mqttUrl } = await sharedMosquitto();
+  const mqttUrl = await mosquittoUrl();
   const kafka = await sharedKafka();
   const topic = `e2e-${randomUUID()}`;
   const clientId = `weir-k100k-${process.pid}`;
   // One MQTT connection: a share group deals one device's messages over all its members, so with
   // several connections their order across members is not defined before weir even sees them.
   sessions.push([mqttUrl, clientId, 1]);
-  const dir = tempDir('weir-kafka-e2e');
+  const dir = workDir();
   const weir = await startWeir(kafkaFiles({ mqttUrl, brokers: kafka.brokers, topic, clientId, connections: 1, maxInFlight: 4, dir }), { dir });
   running.push(weir);
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
@@ -201,13 +222,13 @@ test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic:
 });
 
 test('Kafka stopped for 30 s mid-stream: nothing lost, retries counted, /readyz not ready while it was down', { timeout: 300_000 }, async (t) => {
-  const { url: mqttUrl } = await sharedMosquitto();
+  const mqttUrl = await mosquittoUrl();
   const kafka = await startKafka({ partitionsDefault: 6 });
   brokers.push(kafka);
   const topic = `e2e-down-${randomUUID()}`;
   const clientId = `weir-kdown-${process.pid}`;
   sessions.push([mqttUrl, clientId, 2]);
-  const dir = tempDir('weir-kafka-e2e');
+  const dir = workDir();
   const weir = await startWeir(kafkaFiles({ mqttUrl, brokers: kafka.brokers, topic, clientId, connections: 2, maxInFlight: 4, dir }), { dir });
   running.push(weir);
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
@@ -237,7 +258,11 @@ test('Kafka stopped for 30 s mid-stream: nothing lost, retries counted, /readyz 
   const retried = await weir.metric('weir_sink_retried_total', 'sink="events"');
   assert.ok(retried > 0, 'retries were counted');
   assert.equal(await weir.metric('weir_sink_dead_lettered_total'), 0, 'an outage dead-letters nothing');
-  t.diagnostic(`outage: ${storedAtRestart} stored before the restart, ${retried} retried item attempts, ${total - N} duplicates in the topic`);
+  // Where duplicates come from: messages the MQTT broker delivered again (received > N, the
+  // ingest's side) or batches Kafka wrote without answering and weir wrote again (success = N).
+  const received = await weir.metric('weir_ingest_received_total');
+  const success = await weir.metric('weir_sink_success_total', 'sink="events"');
+  t.diagnostic(`outage: ${storedAtRestart} stored before the restart, ${retried} retried item attempts, ${total - N} duplicates in the topic; MQTT deliveries ${received}, sink successes ${success}`);
   assert.equal(await weir.stop(), 0);
   running.splice(running.indexOf(weir), 1);
 });
