@@ -152,7 +152,8 @@ export class SinkRunner {
     }
     m.batchLatency.labels(this.name).observe((performance.now() - started) / 1000);
     m.batchSize.labels(this.name).observe(batch.length);
-    this.setUp(true);
+    // Up only when the sink took something: a result that asks to retry every item is an outage.
+    if (result.retry.length < batch.length) this.setUp(true);
     const failed = new Set<number>([...result.retry, ...result.rejected.map((r) => r.index)]);
     let stored = 0;
     for (let i = 0; i < batch.length; i++) {
