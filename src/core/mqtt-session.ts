@@ -242,7 +242,10 @@ export class MqttSession {
     clearInterval(this.keepaliveTimer);
     if (this.cfg.keepalive_s > 0) {
       this.keepaliveTimer = setInterval(() => {
-        if (this.pingOutstanding) {
+        // While reading is paused (max_unacked reached: a sink is slow or down) the PINGRESP sits
+        // unread in the socket: its absence then says nothing about the broker. Keep pinging, so
+        // the broker keeps the connection, and judge liveness only while reading.
+        if (this.pingOutstanding && !sock.isPaused()) {
           this.log.warn({ client_id: this.clientId }, 'no PINGRESP within keepalive; reconnecting');
           sock.destroy();
           return;

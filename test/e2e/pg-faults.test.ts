@@ -71,7 +71,10 @@ test('PostgreSQL stopped for 30 s mid-stream: nothing lost, no crash, retries co
   servers.push(server);
   const pgUrl = await freshDatabase(server.url);
   sessions.push([mqttUrl, 'weir-pgdown']);
-  const weir = await startWeir(telemetryFiles({ mqttUrl, pgUrl, clientId: 'weir-pgdown' }));
+  // A 2 s keepalive: the outage lasts many keepalive periods while reading is paused, and the
+  // connection must survive them (a redelivered window would be wasted work and duplicates).
+  const files = telemetryFiles({ mqttUrl, pgUrl, clientId: 'weir-pgdown' });
+  const weir = await startWeir({ ...files, config: files.config.replace('  max_unacked: 5000', '  max_unacked: 5000\n  keepalive_s: 2') });
   running.push(weir);
   await waitFor(() => weir.ready(), 20_000, 'weir ready');
 
@@ -94,6 +97,8 @@ test('PostgreSQL stopped for 30 s mid-stream: nothing lost, no crash, retries co
   assert.equal(await distinctSamples(pgUrl), N, 'nothing lost');
   assert.ok((await weir.metric('weir_sink_retried_total', 'sink="tsdb"')) > 0, 'retries were counted');
   assert.equal(await weir.metric('weir_sink_dead_lettered_total'), 0, 'an outage dead-letters nothing');
+  assert.equal(await weir.metric('weir_ingest_abandoned_total'), 0, 'the MQTT connections survived the outage');
+  assert.equal(await weir.metric('weir_sink_success_total'), N, 'no message was delivered twice');
   const rec = await reconcile(weir);
   assert.equal(rec.code, 0, `${rec.stdout}${rec.stderr}`);
   assert.equal(await weir.stop(), 0);
