@@ -18,6 +18,8 @@ export interface MosquittoBroker {
   readonly port: number;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Lets the calling process exit while the broker runs. */
+  unref(): void;
 }
 
 const BINARY_CANDIDATES = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'];
@@ -65,6 +67,9 @@ export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<
     async stop() {
       await svc?.stop(5000);
     },
+    unref() {
+      svc?.unref();
+    },
   };
   await broker.start();
   return broker;
@@ -90,6 +95,8 @@ export function sharedMosquitto(): Promise<{ url: string }> {
   const env = process.env.WEIR_TEST_MOSQUITTO;
   if (env) return Promise.resolve(JSON.parse(env) as { url: string });
   shared ??= startMosquitto().then((b) => {
+    // The test process must be able to end; on its exit the broker is stopped (the kill is sync).
+    b.unref();
     process.once('exit', () => void b.stop());
     return { url: b.url };
   });

@@ -21,6 +21,8 @@ export interface PostgresServer {
   stop(): Promise<void>;
   start(): Promise<void>;
   dispose(): Promise<void>;
+  /** Lets the calling process exit while the server runs. */
+  unref(): void;
 }
 
 function binDir(): string | undefined {
@@ -82,6 +84,9 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
         await svc.stop(15_000);
       }
     },
+    unref() {
+      svc?.unref();
+    },
     async dispose() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -98,6 +103,8 @@ export function sharedPostgres(): Promise<{ url: string }> {
   const env = process.env.WEIR_TEST_POSTGRES;
   if (env) return Promise.resolve(JSON.parse(env) as { url: string });
   shared ??= startPostgres().then((s) => {
+    // The test process must be able to end; on its exit the server is stopped (the kill is sync).
+    s.unref();
     process.once('exit', () => void s.stop());
     return { url: s.url };
   });

@@ -31,6 +31,8 @@ export interface Service {
   tail(lines?: number): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
   stop(graceMs?: number): Promise<void>;
+  /** Lets this process exit while the service runs (its 'exit' handler then stops the service). */
+  unref(): void;
 }
 
 /** Starts a long-running service; its stdout and stderr go to `logFile`. */
@@ -49,6 +51,11 @@ export function startService(cmd: string, args: string[], logFile: string, opts:
       } catch {
         return '';
       }
+    },
+    unref() {
+      proc.unref();
+      (proc.stdout as unknown as { unref?: () => void } | null)?.unref?.();
+      (proc.stderr as unknown as { unref?: () => void } | null)?.unref?.();
     },
     async stop(graceMs = 10_000) {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
