@@ -14,6 +14,7 @@ import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet';
 import type { BrokerConfig } from '../config/schema.js';
 import { redactUrl, type Logger } from '../log.js';
 import { AckWindow } from './ack-window.js';
+import { PacketReader } from './packet-reader.js';
 
 export interface InboundMessage {
   readonly topic: string;
@@ -160,13 +161,15 @@ export class MqttSession {
     }
     sock.setNoDelay(true);
     this.socket = sock;
-    const parser = mqttPacket.parser({ protocolVersion: this.cfg.protocol_version });
-    parser.on('packet', (p: Packet) => this.onPacket(p, sock));
-    parser.on('error', (err: Error) => {
-      this.log.error({ client_id: this.clientId, err: err.message }, 'malformed packet from broker; reconnecting');
-      sock.destroy();
-    });
-    sock.on('data', (chunk: Buffer) => parser.parse(chunk));
+    const reader = new PacketReader(
+      this.cfg.protocol_version,
+      (p) => this.onPacket(p, sock),
+      (err) => {
+        this.log.error({ client_id: this.clientId, err: err.message }, 'malformed packet from broker; reconnecting');
+        sock.destroy();
+      },
+    );
+    sock.on('data', (chunk: Buffer) => reader.push(chunk));
     sock.on('error', (err) => this.log.warn({ client_id: this.clientId, err: redactUrl(err.message) }, 'broker connection error'));
     sock.on('close', () => this.onClose(sock));
   }
