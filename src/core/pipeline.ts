@@ -180,12 +180,15 @@ export class Pipeline {
       payload: msg.payload,
       timestamp: msg.receivedAt,
       publish_received_at: msg.receivedAt,
-      pub_props: props ? pubProps(props) : {},
+      pub_props: props ? pubProps(props) : NO_PROPS,
       node: this.node,
       event: 'message.publish',
     };
   }
 }
+
+/** Shared by every message without properties (rules never modify the event). */
+const NO_PROPS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 /** MQTT 5 publish properties under EMQX's names (`User-Property`, `Content-Type`…). */
 function pubProps(p: NonNullable<InboundMessage['properties']>): Record<string, unknown> {

@@ -8,7 +8,7 @@ import { compileTemplate } from '../../rules/index.js';
 import { ALL_WRITTEN, type BoundAction, type DeadLetter, type Sink, type SinkDeps, type WriteResult } from '../types.js';
 import { classifyPgError } from './classify.js';
 import type { PostgresAction, PostgresConfig } from './spec.js';
-import { insertSql, LEDGER_TABLE, quoteTable, toColumnValue, withLedger, type ColumnType } from './statements.js';
+import { arrayLiteral, insertSql, LEDGER_TABLE, quoteTable, toColumnValue, withLedger, type ColumnType } from './statements.js';
 
 /** One action's compiled mapping, shared by all of its rows. */
 export interface PgTarget {
@@ -77,7 +77,7 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     const colTypes = target.columns.map((c) => types.get(c)!);
     let params: unknown[];
     if (this.cfg.insert_mode === 'unnest') {
-      params = colTypes.map((t, j) => rows.map((r) => toColumnValue(r.values[j], t)));
+      params = colTypes.map((t, j) => arrayLiteral(rows.map((r) => r.values[j]), t));
     } else {
       params = [];
       for (const r of rows) for (let j = 0; j < colTypes.length; j++) params.push(toColumnValue(r.values[j], colTypes[j]!));
