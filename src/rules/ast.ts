@@ -76,3 +76,52 @@ export interface ForeachStatement {
 }
 
 export type Statement = SelectStatement | ForeachStatement;
+
+/** Calls `fn` on each direct sub-expression of `e` (the one place that knows every node's children). */
+export function forEachChild(e: Expr, fn: (child: Expr | undefined) => void): void {
+  switch (e.kind) {
+    case 'access':
+      fn(e.target);
+      for (const s of e.segments) if (s.kind === 'index') fn(s.index);
+      return;
+    case 'path':
+      for (const s of e.segments) if (s.kind === 'index') fn(s.index);
+      return;
+    case 'array':
+      e.items.forEach(fn);
+      return;
+    case 'unary':
+      fn(e.arg);
+      return;
+    case 'binary':
+    case 'logic':
+      fn(e.left);
+      fn(e.right);
+      return;
+    case 'in':
+      fn(e.arg);
+      e.list.forEach(fn);
+      return;
+    case 'case':
+      fn(e.subject);
+      for (const w of e.whens) {
+        fn(w.when);
+        fn(w.then);
+      }
+      fn(e.otherwise);
+      return;
+    case 'call':
+      e.args.forEach(fn);
+      return;
+    default:
+      return;
+  }
+}
+
+/** Calls `fn` on every top-level expression of a statement: fields, DO fields, WHERE, INCASE. */
+export function forEachStatementExpr(st: Statement, fn: (e: Expr | undefined) => void): void {
+  const fields: Field[] = [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])];
+  for (const f of fields) if (f.kind === 'field') fn(f.expr);
+  fn(st.where);
+  if (st.kind === 'foreach') fn(st.incase);
+}

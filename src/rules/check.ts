@@ -1,6 +1,6 @@
 // Every problem of a rule at once, for `weir check`: the recovering parser's syntax errors, then
 // every call to an unknown or unsupported function or with the wrong number of arguments.
-import type { Expr, Field, Statement } from './ast.js';
+import { forEachChild, forEachStatementExpr, type Expr, type Statement } from './ast.js';
 import { compileStatement } from './compile.js';
 import { RuleError } from './errors.js';
 import { FUNCTIONS } from './functions/all.js';
@@ -12,57 +12,21 @@ function callErrors(st: Statement, sql: string, registry: FunctionRegistry): Rul
   const errors: RuleError[] = [];
   const visit = (e: Expr | undefined): void => {
     if (!e) return;
-    switch (e.kind) {
-      case 'call': {
-        const spec = registry.get(e.name);
-        const lower = e.name.toLowerCase();
-        if (!spec) {
-          const why = Object.hasOwn(UNSUPPORTED, lower) ? UNSUPPORTED[lower] : undefined;
-          errors.push(why
-            ? new RuleError('rule.unsupported_function', `${e.name}() is not supported by weir: ${why}`, sql, { range: e.nameRange })
-            : new RuleError('rule.unknown_function', `unknown function ${e.name}()`, sql, { range: e.nameRange, expected: 'a built-in function name' }));
-        } else if (e.args.length < spec.minArgs || e.args.length > spec.maxArgs) {
-          errors.push(new RuleError('rule.arity', `${spec.name}() does not take ${e.args.length} argument(s): ${spec.signature}`, sql, { range: e.range, expected: spec.signature }));
-        }
-        e.args.forEach(visit);
-        return;
+    if (e.kind === 'call') {
+      const spec = registry.get(e.name);
+      const lower = e.name.toLowerCase();
+      if (!spec) {
+        const why = Object.hasOwn(UNSUPPORTED, lower) ? UNSUPPORTED[lower] : undefined;
+        errors.push(why
+          ? new RuleError('rule.unsupported_function', `${e.name}() is not supported by weir: ${why}`, sql, { range: e.nameRange })
+          : new RuleError('rule.unknown_function', `unknown function ${e.name}()`, sql, { range: e.nameRange, expected: 'a built-in function name' }));
+      } else if (e.args.length < spec.minArgs || e.args.length > spec.maxArgs) {
+        errors.push(new RuleError('rule.arity', `${spec.name}() does not take ${e.args.length} argument(s): ${spec.signature}`, sql, { range: e.range, expected: spec.signature }));
       }
-      case 'path':
-      case 'access':
-        if (e.kind === 'access') visit(e.target);
-        for (const s of e.segments) if (s.kind === 'index') visit(s.index);
-        return;
-      case 'array':
-        e.items.forEach(visit);
-        return;
-      case 'unary':
-        visit(e.arg);
-        return;
-      case 'binary':
-      case 'logic':
-        visit(e.left);
-        visit(e.right);
-        return;
-      case 'in':
-        visit(e.arg);
-        e.list.forEach(visit);
-        return;
-      case 'case':
-        visit(e.subject);
-        for (const w of e.whens) {
-          visit(w.when);
-          visit(w.then);
-        }
-        visit(e.otherwise);
-        return;
-      default:
-        return;
     }
+    forEachChild(e, visit);
   };
-  const fields: Field[] = [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])];
-  for (const f of fields) if (f.kind === 'field') visit(f.expr);
-  visit(st.where);
-  if (st.kind === 'foreach') visit(st.incase);
+  forEachStatementExpr(st, visit);
   return errors;
 }
 

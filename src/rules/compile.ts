@@ -2,7 +2,7 @@
 // fields in order (each alias written back so that later fields and WHERE can read it), then
 // WHERE; FOREACH runs its fields, WHERE, then DO/INCASE per element of the collection — the
 // order EMQX 5 evaluates them in, so the same rules fail on the same messages.
-import type { Expr, Field, Statement, Target } from './ast.js';
+import { forEachChild, forEachStatementExpr, type Expr, type Field, type Statement, type Target } from './ast.js';
 import { compileExpr, type CompileEnv } from './compile-expr.js';
 import { asEvalError, RuleEvalError } from './errors.js';
 import { decodedPayload, eventReader, inputSnapshot, type Ev } from './event-fields.js';
@@ -246,49 +246,12 @@ function collectReads(st: Statement): Reads {
   const reads: Reads = { all: new Set(), bare: new Set() };
   const visit = (e: Expr | undefined): void => {
     if (!e) return;
-    switch (e.kind) {
-      case 'path':
-        reads.all.add(e.root);
-        if (e.segments.length === 0) reads.bare.add(e.root);
-        for (const seg of e.segments) if (seg.kind === 'index') visit(seg.index);
-        return;
-      case 'access':
-        visit(e.target);
-        for (const seg of e.segments) if (seg.kind === 'index') visit(seg.index);
-        return;
-      case 'array':
-        e.items.forEach(visit);
-        return;
-      case 'unary':
-        visit(e.arg);
-        return;
-      case 'binary':
-      case 'logic':
-        visit(e.left);
-        visit(e.right);
-        return;
-      case 'in':
-        visit(e.arg);
-        e.list.forEach(visit);
-        return;
-      case 'case':
-        visit(e.subject);
-        for (const w of e.whens) {
-          visit(w.when);
-          visit(w.then);
-        }
-        visit(e.otherwise);
-        return;
-      case 'call':
-        e.args.forEach(visit);
-        return;
-      default:
-        return;
+    if (e.kind === 'path') {
+      reads.all.add(e.root);
+      if (e.segments.length === 0) reads.bare.add(e.root);
     }
+    forEachChild(e, visit);
   };
-  const fields = [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])];
-  for (const f of fields) if (f.kind === 'field') visit(f.expr);
-  visit(st.where);
-  if (st.kind === 'foreach') visit(st.incase);
+  forEachStatementExpr(st, visit);
   return reads;
 }
