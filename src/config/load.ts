@@ -85,7 +85,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   if (!src) throw new ConfigErrors(errors);
   interpolateEnv(src, env);
   const top = validatePart<WeirFileConfig>(WeirSpec, src.doc.toJS(), src, []);
-  errors.push(...src.errors.filter((e) => !errors.includes(e)), ...top.errors);
+  // readSource returned src only without syntax errors: src.errors now holds interpolation's.
+  errors.push(...src.errors, ...top.errors);
   const cfg = top.value;
 
   const sinks = new Map<string, SinkConfig>();

@@ -8,7 +8,19 @@ import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/names.js';
 import { backoffMs, sleep } from '../retry/backoff.js';
+import type { OutputRecord, RuleEvent } from '../rules/types.js';
 import type { DeadLetter, Sink } from '../sinks/types.js';
+
+/** The dead letter of one message (and the output it produced, when there was one). */
+export function letterFor(event: RuleEvent, why: { ruleId: string; sink: string; reason: string; error: string; record?: OutputRecord }): DeadLetter {
+  return {
+    ...why,
+    record: why.record,
+    topic: event.topic,
+    payload: Buffer.isBuffer(event.payload) ? event.payload : Buffer.from(event.payload),
+    receivedAt: event.publish_received_at ?? Date.now(),
+  };
+}
 
 export type DeadLetterWriter = (letters: DeadLetter[], signal: AbortSignal) => Promise<void>;
 

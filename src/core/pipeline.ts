@@ -8,8 +8,8 @@ import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { ruleCounters, type Metrics, type RuleCounters } from '../metrics/names.js';
 import { createMessageContext } from '../rules/index.js';
-import type { EvalResult, MessageContext, RuleEvent } from '../rules/types.js';
-import type { DeadLetterQueue } from './dead-letter.js';
+import type { EvalResult, RuleEvent } from '../rules/types.js';
+import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 import type { InboundMessage } from './mqtt-session.js';
 import { TopicRouter } from './router.js';
 import type { ActionHandle, Outcome, SinkRunner } from './sink-runner.js';
@@ -87,8 +87,9 @@ export class Pipeline {
     };
     if (msg.payload.length > this.broker.max_payload_bytes) {
       pending++;
+      const error = `payload of ${msg.payload.length} bytes exceeds broker.max_payload_bytes (${this.broker.max_payload_bytes})`;
       void this.dlq()
-        .put({ ruleId: rules.map((r) => r.cfg.id).join(','), sink: '', reason: 'payload_too_large', error: `payload of ${msg.payload.length} bytes exceeds broker.max_payload_bytes (${this.broker.max_payload_bytes})`, topic: msg.topic, payload: msg.payload, record: undefined, receivedAt: msg.receivedAt })
+        .put(letterFor(event, { ruleId: rules.map((r) => r.cfg.id).join(','), sink: '', reason: 'payload_too_large', error }))
         .then(done);
       done();
       return;
@@ -113,18 +114,18 @@ export class Pipeline {
       pending++;
       if (result instanceof Promise) {
         result.then(
-          (r) => this.dispatch(rule, r, event, ctx, done),
+          (r) => this.dispatch(rule, r, event, done),
           (err: unknown) => this.ruleFailed(rule, event, 'rule_exception', errorText(err)).then(done),
         );
       } else {
-        this.dispatch(rule, result, event, ctx, done);
+        this.dispatch(rule, result, event, done);
       }
     }
     done();
   }
 
   /** Sends a rule's outputs to its actions; `done` is called once, when all of them are durable. */
-  private dispatch(rule: LiveRule, result: EvalResult, event: RuleEvent, _ctx: MessageContext, done: () => void): void {
+  private dispatch(rule: LiveRule, result: EvalResult, event: RuleEvent, done: () => void): void {
     const c = rule.counters;
     const id = rule.cfg.id;
     if (!result.matched || result.outputs.length === 0) {
@@ -138,7 +139,7 @@ export class Pipeline {
     const one = () => {
       if (--pending === 0) done();
     };
-    const bytes = typeof event.payload === 'string' ? event.payload.length : event.payload.length;
+    const bytes = event.payload.length;
     for (const record of result.outputs) {
       for (const a of rule.actions) {
         pending++;
@@ -157,8 +158,7 @@ export class Pipeline {
     rule.counters.failed.inc();
     rule.counters.failedException.inc();
     this.log.debug({ rule: id, reason, err: error, topic: event.topic }, 'rule failed on a message; dead-lettering it');
-    const payload = typeof event.payload === 'string' ? Buffer.from(event.payload) : event.payload;
-    await this.dlq().put({ ruleId: id, sink: '', reason, error, topic: event.topic, payload, record: undefined, receivedAt: event.publish_received_at ?? Date.now() });
+    await this.dlq().put(letterFor(event, { ruleId: id, sink: '', reason, error }));
   }
 
   private toEvent(msg: InboundMessage): RuleEvent {

@@ -7,9 +7,9 @@ import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { actionCounters, type ActionCounters, type Metrics } from '../metrics/names.js';
 import { backoffMs, sleep } from '../retry/backoff.js';
-import type { BoundAction, DeadLetter, Sink, SinkInput } from '../sinks/types.js';
+import type { BoundAction, Sink, SinkInput } from '../sinks/types.js';
 import { Batcher } from './batcher.js';
-import type { DeadLetterQueue } from './dead-letter.js';
+import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 
 /** How an item ended. Every item ends exactly once. */
 export type Outcome = 'stored' | 'dead_lettered';
@@ -27,7 +27,6 @@ export class ActionHandle {
     readonly ruleId: string,
     readonly bound: BoundAction<unknown>,
     readonly batcher: Batcher<Entry>,
-    readonly labels: { sink: string; rule: string },
     readonly counters: ActionCounters,
   ) {}
 }
@@ -85,8 +84,8 @@ export class SinkRunner {
 
   bind(ruleId: string, settings: Record<string, unknown>): ActionHandle {
     const bound = this.sink.bind(settings, ruleId) as BoundAction<unknown>;
-    const labels = { sink: this.name, rule: ruleId };
-    const handle: ActionHandle = new ActionHandle(ruleId, bound, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)), labels, actionCounters(this.metrics, labels));
+    const counters = actionCounters(this.metrics, { sink: this.name, rule: ruleId });
+    const handle: ActionHandle = new ActionHandle(ruleId, bound, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)), counters);
     this.actions.add(handle);
     return handle;
   }
@@ -189,16 +188,8 @@ export class SinkRunner {
 
   private async deadLetter(handle: ActionHandle, entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
     const m = this.metrics;
-    const letters: DeadLetter[] = entries.map((e) => ({
-      ruleId: handle.ruleId,
-      sink: this.name,
-      reason,
-      error: errorText(err),
-      topic: e.input.event.topic,
-      payload: Buffer.isBuffer(e.input.event.payload) ? e.input.event.payload : Buffer.from(e.input.event.payload),
-      record: e.input.record,
-      receivedAt: e.input.event.publish_received_at ?? Date.now(),
-    }));
+    const error = errorText(err);
+    const letters = entries.map((e) => letterFor(e.input.event, { ruleId: handle.ruleId, sink: this.name, reason, error, record: e.input.record }));
     await Promise.all(letters.map((l) => this.dlq().put(l)));
     handle.counters.deadLettered.inc(entries.length);
     if (wasInflight) handle.counters.inflight.dec(entries.length);

@@ -172,14 +172,9 @@ export function parseSegments(c: Cursor): Segment[] {
     }
     if (c.isOp('[')) {
       c.next();
-      const from = signedIntAt(c, 0);
-      if (from && c.isOp('..', from.width)) {
-        for (let i = 0; i <= from.width; i++) c.next();
-        const to = signedIntAt(c, 0);
-        if (!to) throw c.error('an integer after ".."');
-        for (let i = 0; i < to.width; i++) c.next();
-        c.expectOp(']');
-        segments.push({ kind: 'slice', from: from.value, to: to.value });
+      const r = intRangeAt(c);
+      if (r) {
+        segments.push({ kind: 'slice', ...r });
         continue;
       }
       const index = parseExpr(c);
@@ -199,17 +194,24 @@ function signedIntAt(c: Cursor, ahead: number): { value: number; width: number }
   return { value: neg ? -t.value : t.value, width: neg ? 2 : 1 };
 }
 
+/** `int '..' int ']'` after a '[' (slices and range literals), consumed; undefined if not one. */
+function intRangeAt(c: Cursor): { from: number; to: number } | undefined {
+  const from = signedIntAt(c, 0);
+  if (!from || !c.isOp('..', from.width)) return undefined;
+  for (let i = 0; i <= from.width; i++) c.next();
+  const to = signedIntAt(c, 0);
+  if (!to) throw c.error('an integer after ".."');
+  for (let i = 0; i < to.width; i++) c.next();
+  c.expectOp(']');
+  return { from: from.value, to: to.value };
+}
+
 // array := '[' ']' | '[' int '..' int ']' | '[' expr { ',' expr } ']'
 function parseArray(c: Cursor): Expr {
   const open = c.expectOp('[');
-  const from = signedIntAt(c, 0);
-  if (from && c.isOp('..', from.width)) {
-    for (let i = 0; i <= from.width; i++) c.next();
-    const to = signedIntAt(c, 0);
-    if (!to) throw c.error('an integer after ".."');
-    for (let i = 0; i < to.width; i++) c.next();
-    c.expectOp(']');
-    return { kind: 'range', from: from.value, to: to.value, range: { start: open.start, end: c.lastEnd() } };
+  const r = intRangeAt(c);
+  if (r) {
+    return { kind: 'range', ...r, range: { start: open.start, end: c.lastEnd() } };
   }
   const items: Expr[] = [];
   if (!c.isOp(']')) {
