@@ -7,6 +7,7 @@ import { publishLoad } from '../../bench/load/publisher.js';
 import { samplePayload } from '../../bench/load/payload.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres, startPostgres, type PostgresServer } from '../harness/postgres.js';
+import { takeDown } from '../harness/outage.js';
 import { waitFor } from '../harness/process.js';
 import { identityViolations } from '../harness/identities.js';
 import { runCli, startWeir, type WeirProcess } from '../harness/weir.js';
@@ -82,14 +83,7 @@ test('PostgreSQL stopped for 30 s mid-stream: nothing lost, no crash, retries co
   // A steady stream (not a burst) so that the outage falls in its middle.
   const publishing = publishLoad({ url: mqttUrl, clients: 4, devices: 200, size: 200, qos: 1, limit: N, intervalMs: 2, clientIdPrefix: 'pgdown-pub' });
   await waitFor(async () => (await countRows(pgUrl)) > 2_000, 60_000, 'some rows stored');
-  await server.stop();
-  const downAt = Date.now();
-  await waitFor(async () => !(await weir.ready()), 15_000, '/readyz to report not ready');
-  while (Date.now() - downAt < 30_000) {
-    assert.equal(weir.svc.proc.exitCode, null, 'weir is still running');
-    assert.deepEqual(identityViolations(await weir.metrics()), [], 'the identities hold while the sink is down');
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  await takeDown(weir, server, { ms: 30_000, notReadyMs: 15_000, whileDown: async () => assert.deepEqual(identityViolations(await weir.metrics()), [], 'the identities hold while the sink is down') });
   await server.start();
   await publishing;
   await waitFor(async () => (await distinctSamples(pgUrl)) >= N, 120_000, `all ${N} samples stored`);

@@ -18,6 +18,7 @@ import { countTopic } from '../../src/sinks/kafka/count.js';
 import { endSessions } from '../e2e/fixtures.js';
 import { sharedKafka, startKafka, type KafkaBroker } from '../harness/kafka.js';
 import { sharedMosquitto, startMosquitto, type MosquittoBroker } from '../harness/mosquitto.js';
+import { takeDown } from '../harness/outage.js';
 import { tempDir, waitFor } from '../harness/process.js';
 import { startWeir, type WeirFiles, type WeirProcess } from '../harness/weir.js';
 
@@ -237,13 +238,7 @@ test('Kafka stopped for 30 s mid-stream: nothing lost, retries counted, /readyz 
   // A steady stream (not a burst) so that the outage falls in its middle.
   const publishing = publishLoad({ url: mqttUrl, clients: 4, devices: 200, size: 200, qos: 1, limit: N, intervalMs: 2, clientIdPrefix: `kdown-pub-${process.pid}` });
   await waitFor(async () => (await weir.metric('weir_sink_success_total', 'sink="events"')) > 2_000, 60_000, 'some records stored');
-  await kafka.stop();
-  const downAt = Date.now();
-  await waitFor(async () => !(await weir.ready()), 20_000, '/readyz to report not ready');
-  while (Date.now() - downAt < 30_000) {
-    assert.equal(weir.svc.proc.exitCode, null, 'weir is still running');
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  await takeDown(weir, kafka, { ms: 30_000, notReadyMs: 20_000 });
   const storedAtRestart = await weir.metric('weir_sink_success_total', 'sink="events"');
   await kafka.start();
   const pub = await publishing;

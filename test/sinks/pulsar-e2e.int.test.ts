@@ -16,6 +16,7 @@ import { samplePayload } from '../../bench/load/payload.js';
 import { countPulsarMessages } from '../../src/sinks/pulsar/count.js';
 import { endSessions } from '../e2e/fixtures.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
+import { takeDown } from '../harness/outage.js';
 import { tempDir, waitFor } from '../harness/process.js';
 import { sharedPulsar, startPulsar, type PulsarBroker } from '../harness/pulsar.js';
 import { startWeir, type WeirFiles, type WeirProcess } from '../harness/weir.js';
@@ -206,13 +207,7 @@ test('Pulsar stopped for 30 s mid-stream: nothing lost, retries counted, /readyz
   const N = 40_000;
   const publishing = publishLoad({ url: mqttUrl, clients: 4, devices: 200, size: 1024, qos: 1, limit: N, intervalMs: 2, clientIdPrefix: `pdown-pub-${process.pid}` });
   await waitFor(async () => (await weir.metric('weir_sink_success_total', 'sink="events"')) > 2_000, 60_000, 'some messages stored');
-  await pulsar.stop();
-  const downAt = Date.now();
-  await waitFor(async () => !(await weir.ready()), 20_000, '/readyz to report not ready');
-  while (Date.now() - downAt < 30_000) {
-    assert.equal(weir.svc.proc.exitCode, null, 'weir is still running');
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+  await takeDown(weir, pulsar, { ms: 30_000, notReadyMs: 20_000 });
   const storedAtRestart = await weir.metric('weir_sink_success_total', 'sink="events"');
   await pulsar.start();
   const pub = await publishing;
