@@ -68,12 +68,36 @@ export function toStr(v: unknown): string {
     default:
       if (v === null) return 'null';
       if (v instanceof Uint8Array) return text(v);
-      return JSON.stringify(v, jsonReplacer);
+      return toJson(v);
   }
 }
 
-/** JSON.stringify replacer: bytes as text when valid UTF-8. */
+/**
+ * JSON text of a map or list, byte strings inside as UTF-8 text and big integers as digits. The
+ * replacer that does that costs a function call per key, so it is used only when a walk finds
+ * something for it to do (most rule outputs are plain; this is on every Kafka and Pulsar message).
+ */
+export function toJson(v: unknown): string {
+  return JSON.stringify(v, needsReplacer(v, 0) ? jsonReplacer : undefined);
+}
+
+function needsReplacer(v: unknown, depth: number): boolean {
+  if (typeof v === 'bigint' || v instanceof Uint8Array) return true;
+  if (v === null || typeof v !== 'object') return false;
+  if (depth > 32) return true; // deep enough: let the replacer handle whatever is below
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (needsReplacer(v[i], depth + 1)) return true;
+    return false;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) if (needsReplacer(o[k], depth + 1)) return true;
+  return false;
+}
+
+/** JSON.stringify replacer: bytes as text when valid UTF-8, big integers as their digits. */
 export function jsonReplacer(this: unknown, _key: string, value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Uint8Array) return text(value);
   if (value && typeof value === 'object' && (value as { type?: unknown }).type === 'Buffer' && Array.isArray((value as { data?: unknown }).data)) {
     return Buffer.from((value as { data: number[] }).data).toString('utf8');
   }

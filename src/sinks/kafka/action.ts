@@ -5,6 +5,7 @@ import type { Message } from 'kafkajs';
 import { WeirError } from '../../errors.js';
 import { compileTemplate } from '../../rules/index.js';
 import { toStr } from '../../rules/values.js';
+import { toBytes } from '../bytes.js';
 import type { BoundAction, SinkInput } from '../types.js';
 import { markRoundRobin } from './partitioner.js';
 import type { KafkaAction } from './spec.js';
@@ -21,14 +22,6 @@ export function checkTopicName(topic: string): string | undefined {
   if (!LEGAL_TOPIC.test(topic)) return `"${topic}" is not a legal Kafka topic name (1-249 of [a-zA-Z0-9._-])`;
   if (topic === '.' || topic === '..') return `"${topic}" is not a legal Kafka topic name`;
   return undefined;
-}
-
-/** Bytes of a rendered value: bytes and strings as they are, everything else as JSON text. */
-export function toBytes(v: unknown): Buffer {
-  if (Buffer.isBuffer(v)) return v;
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  if (typeof v === 'string') return Buffer.from(v, 'utf8');
-  return Buffer.from(toStr(v), 'utf8');
 }
 
 export class EncodeError extends WeirError {
@@ -70,7 +63,7 @@ export function bindKafkaAction(action: KafkaAction, ruleId: string): BoundActio
         if (v === undefined) throw new EncodeError(`value template ${action.value} gave no value`);
         value = v === null ? null : toBytes(v);
       } else {
-        value = Buffer.from(toStr(record), 'utf8');
+        value = toBytes(record);
       }
 
       const message: Message = { key, value };

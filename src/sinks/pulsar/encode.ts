@@ -6,36 +6,10 @@ import type { OutputRecord, RuleEvent } from '../../rules/index.js';
 import type { SinkInput } from '../types.js';
 import type { PulsarAction } from './spec.js';
 import type { OutgoingMessage } from './transport.js';
+import { toStr } from '../../rules/values.js';
+import { toBytes } from '../bytes.js';
 
 type Template = (record: OutputRecord, event?: RuleEvent) => unknown;
-
-/** Bytes and strings as they are; anything else as JSON (byte strings inside as UTF-8 text). */
-function toBytes(v: unknown): Buffer {
-  if (Buffer.isBuffer(v)) return v;
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  if (typeof v === 'string') return Buffer.from(v, 'utf8');
-  if (v === undefined) return Buffer.alloc(0);
-  return Buffer.from(JSON.stringify(plain(v)), 'utf8');
-}
-
-function plain(v: unknown): unknown {
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
-  if (typeof v === 'bigint') return v.toString();
-  if (Array.isArray(v)) return v.map(plain);
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = plain(x);
-    return out;
-  }
-  return v;
-}
-
-function toText(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8');
-  if (v !== null && typeof v === 'object') return JSON.stringify(plain(v));
-  return String(v);
-}
 
 function toEventTime(v: unknown): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
@@ -43,6 +17,9 @@ function toEventTime(v: unknown): number | undefined {
   if (!Number.isFinite(n) || n < 0) throw new WeirError('sink.pulsar.bad_event_time', `event_time must be epoch milliseconds or a date, got ${JSON.stringify(v)}`);
   return Math.trunc(n);
 }
+
+/** A payload template that renders nothing sends an empty message. */
+const payloadBytes = (v: unknown): Buffer => (v === undefined ? Buffer.alloc(0) : toBytes(v));
 
 export type MessageEncoder = (input: SinkInput) => OutgoingMessage;
 
@@ -53,17 +30,17 @@ export function compileEncoder(action: PulsarAction): MessageEncoder {
   const payload: Template | undefined = action.payload ? compileTemplate(action.payload) : undefined;
   return ({ record, event }) => {
     const msg: { payload: Buffer; key?: string; properties?: Record<string, string>; eventTime?: number } = {
-      payload: payload ? toBytes(payload(record, event)) : Buffer.from(JSON.stringify(plain(record)), 'utf8'),
+      payload: payload === undefined ? toBytes(record) : payloadBytes(payload(record, event)),
     };
     if (key) {
       const k = key(record, event);
-      if (k !== undefined && k !== null && k !== '') msg.key = toText(k);
+      if (k !== undefined && k !== null && k !== '') msg.key = toStr(k);
     }
     if (props.length > 0) {
       const p: Record<string, string> = {};
       for (const [name, t] of props) {
         const v = t(record, event);
-        if (v !== undefined && v !== null) p[name] = toText(v);
+        if (v !== undefined && v !== null) p[name] = toStr(v);
       }
       msg.properties = p;
     }
