@@ -8,74 +8,22 @@
 //      time), weir's CPU and peak RSS from /proc, lost and duplicate rows;
 //   3. the raw insert paths (unnest, multi-row VALUES, COPY) on the same database, without MQTT.
 // Prints a table and writes bench/results/pg.json.
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { MqttSession } from '../src/core/mqtt-session.js';
-import { silentLogger } from '../src/log.js';
-import { BrokerSpec, type BrokerConfig } from '../src/config/schema.js';
-import { Value } from '@sinclair/typebox/value';
 import { startMosquitto } from '../test/harness/mosquitto.js';
 import { freshDatabase, startPostgres } from '../test/harness/postgres.js';
 import { waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../test/e2e/fixtures.js';
 import { machine, printTable, writeResult } from './report.js';
+import { ceiling, DEVICES, WARMUP, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ratio, timedRun, weirNodeArgs } from './e2e.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 200_000);
 const CONNECTIONS = 4;
-const PUB_CLIENTS = 20;
-const DEVICES = 1000;
-
-/** Runs the publisher as its own process (so it never shares an event loop with a measured party). */
-function publish(url: string, limit: number, prefix: string): Promise<{ published: number; acked: number; msgs_per_s: number }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/load/publisher.ts'), '-h', url, '-c', String(PUB_CLIENTS), '--devices', String(DEVICES), '-s', '200', '-q', '1', '-L', String(limit), '-t', `${prefix}/%i/telemetry`], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d));
-    p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`publisher exited ${code}`))));
-  });
-}
-
-async function ceiling(url: string): Promise<number> {
-  const cfg: BrokerConfig = Value.Default(BrokerSpec, { url, client_id: 'bench-ceiling', connections: CONNECTIONS, max_unacked: 10_000 }) as BrokerConfig;
-  let count = 0;
-  let first = 0;
-  let last = 0;
-  const sessions = Array.from({ length: CONNECTIONS }, (_, i) =>
-    new MqttSession(cfg, i, (_m, settle) => {
-      const now = Date.now();
-      if (count++ === 0) first = now;
-      last = now;
-      settle();
-    }, silentLogger),
-  );
-  for (const s of sessions) {
-    await s.setFilters(['$share/ceiling/device/+/telemetry']);
-    s.start();
-    await s.whenConnected();
-  }
-  await new Promise((r) => setTimeout(r, 300));
-  await publish(url, N, 'device');
-  await waitFor(() => count >= N, 120_000, 'the counting subscriber to see every message');
-  for (const s of sessions) await s.close(true);
-  return Math.round(N / ((last - first) / 1000));
-}
-
-function procStats(pid: number): { cpuMs: number; rssPeakMb: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100/s)
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return { cpuMs: ticks * 10, rssPeakMb: Math.round(Number(hwm?.[1] ?? 0) / 1024) };
-}
+const SIZE = 200;
 
 interface WeirRun {
   mode: string;
@@ -89,6 +37,7 @@ interface WeirRun {
   weir_cpu_pct: number;
   weir_cpu_us_per_msg: number;
   weir_rss_mb_peak: number;
+  steal_pct: number;
 }
 
 async function weirRun(mqttUrl: string, adminUrl: string, mode: string, extra: { ack?: string; insertMode?: string }): Promise<WeirRun> {
@@ -103,38 +52,33 @@ async function weirRun(mqttUrl: string, adminUrl: string, mode: string, extra: {
       .replace('    connect_timeout_ms: 2000', `    connect_timeout_ms: 2000\n    insert_mode: ${extra.insertMode ?? 'unnest'}`)
       .replace('  max_payload_bytes', `  ack: ${extra.ack ?? 'after_commit'}\n  max_payload_bytes`),
   };
-  const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true });
+  const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
-  const pid = weir.svc.proc.pid!;
-  const before = procStats(pid);
-  const t0 = Date.now();
-  const pub = await publish(mqttUrl, N, 'device');
-  await waitFor(async () => (await weir.metric('weir_ingest_received_total')) >= N && (await weir.metric('weir_sink_success_total')) >= N, 300_000, 'every message stored');
-  const after = procStats(pid);
-  const wall = Date.now() - t0;
+  const run = await timedRun(weir, mqttUrl, N, SIZE);
   const [r] = await query<{ rows: string; distinct: string; first_pub: Date; last_commit: Date; p50: number; p99: number }>(
     pgUrl,
     `SELECT count(*) AS rows, count(DISTINCT (device_id, seq)) AS distinct, min(ts) AS first_pub, max(received_at) AS last_commit,
             percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM received_at - ts) * 1000) AS p50,
             percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM received_at - ts) * 1000) AS p99
-       FROM telemetry`,
+       FROM telemetry WHERE ts >= $1`,
+    [new Date(run.since)],
   );
   await weir.stop();
   await endSessions(mqttUrl, clientId, CONNECTIONS);
   const seconds = (r!.last_commit.getTime() - r!.first_pub.getTime()) / 1000;
-  const cpuMs = after.cpuMs - before.cpuMs;
   return {
     mode,
-    published: pub.acked,
+    published: run.published.acked,
     stored: Number(r!.distinct),
-    lost: pub.acked - Number(r!.distinct),
+    lost: run.published.acked - Number(r!.distinct),
     duplicates: Number(r!.rows) - Number(r!.distinct),
     weir_msgs_per_s: Math.round(N / seconds),
     p50_ms: Math.round(r!.p50),
     p99_ms: Math.round(r!.p99),
-    weir_cpu_pct: Math.round((cpuMs / wall) * 100),
-    weir_cpu_us_per_msg: Math.round(((cpuMs * 1000) / N) * 10) / 10,
-    weir_rss_mb_peak: after.rssPeakMb,
+    weir_cpu_pct: run.weir_cpu_pct,
+    weir_cpu_us_per_msg: run.weir_cpu_us_per_msg,
+    weir_rss_mb_peak: run.weir_rss_mb_peak,
+    steal_pct: run.steal_pct,
   };
 }
 
@@ -172,12 +116,15 @@ async function insertPaths(adminUrl: string): Promise<Record<string, number>> {
 export async function benchPg(): Promise<object> {
   // weir runs compiled, as in production (tsx's transform would be measured otherwise).
   execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+  placeSelf();
   const mq = await startMosquitto();
+  placeLoadListener(mq.port);
   const server = await startPostgres({ fsync: true });
   try {
     process.stdout.write(`pg bench: ${N} messages of 200 B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections\n`);
-    const ceiling_msgs_per_s = await ceiling(mq.url);
-    process.stdout.write(`  delivery ceiling: ${ceiling_msgs_per_s} msg/s\n`);
+    process.stdout.write(`  placement: ${placement()}\n`);
+    const ceilings = await ceiling(mq.url, N, SIZE, CONNECTIONS);
+    process.stdout.write(`  delivery ceiling before: ${ceilings.join(', ')} msg/s\n`);
     const runs: WeirRun[] = [];
     for (const [mode, extra] of [
       ['after_commit', {}],
@@ -187,6 +134,9 @@ export async function benchPg(): Promise<object> {
       runs.push(await weirRun(mq.url, server.url, mode, extra));
       process.stdout.write(`  ${mode}: ${runs.at(-1)!.weir_msgs_per_s} msg/s\n`);
     }
+    ceilings.push(...(await ceiling(mq.url, N, SIZE, CONNECTIONS)));
+    const ceiling_msgs_per_s = Math.max(...ceilings);
+    process.stdout.write(`  delivery ceiling after: ${ceilings.slice(2).join(', ')} msg/s\n`);
     const inserts = await insertPaths(server.url);
     const main = runs[0]!;
     const result = {
@@ -194,21 +144,26 @@ export async function benchPg(): Promise<object> {
       command: 'npm run bench -- pg',
       at: new Date().toISOString(),
       machine: machine(),
+      placement: placement(),
       messages: N,
+      warmup_messages: WARMUP,
       payload_bytes: 200,
       published: main.published,
       stored: main.stored,
       lost: main.lost,
       duplicates: main.duplicates,
       ceiling_msgs_per_s,
+      ceiling_runs_msgs_per_s: ceilings,
       weir_msgs_per_s: main.weir_msgs_per_s,
-      ratio: Math.round((main.weir_msgs_per_s / ceiling_msgs_per_s) * 100) / 100,
+      ratio: ratio(main.weir_msgs_per_s, ceiling_msgs_per_s),
       p50_ms: main.p50_ms,
       p99_ms: main.p99_ms,
       weir_cpu_pct: main.weir_cpu_pct,
       weir_cpu_us_per_msg: main.weir_cpu_us_per_msg,
       weir_rss_mb_peak: main.weir_rss_mb_peak,
-      runs: runs.map((r) => ({ ...r, ratio: Math.round((r.weir_msgs_per_s / ceiling_msgs_per_s) * 100) / 100 })),
+      weir_msgs_per_cpu_s: Math.round(1e6 / main.weir_cpu_us_per_msg),
+      steal_pct: main.steal_pct,
+      runs: runs.map((r) => ({ ...r, ratio: ratio(r.weir_msgs_per_s, ceiling_msgs_per_s) })),
       insert_paths_rows_per_s: inserts,
     };
     printTable(
