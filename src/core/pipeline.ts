@@ -12,7 +12,7 @@ import type { EvalResult, RuleEvent } from '../rules/types.js';
 import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 import type { InboundMessage } from './mqtt-session.js';
 import { TopicRouter } from './router.js';
-import type { ActionHandle, Outcome, SinkRunner } from './sink-runner.js';
+import type { ActionHandle, ItemWaiter, Outcome, SinkRunner } from './sink-runner.js';
 
 export interface LiveRule {
   readonly cfg: RuleConfig;
@@ -20,8 +20,39 @@ export interface LiveRule {
   readonly counters: RuleCounters;
 }
 
+/**
+ * One message on its way: counts what it produced that is not durable yet, and settles (PUBACKs)
+ * the message when the last of it is. One object per message rather than a closure per rule and
+ * per action: a message lives until its batches commit, and what it holds is what the garbage
+ * collector copies (measured: 1.3 KB held per message in flight, a quarter of it closures).
+ */
+class Settlement implements ItemWaiter {
+  private pending = 1;
+
+  constructor(
+    private readonly settle: () => void,
+    private readonly countersOf: WeakMap<ActionHandle, RuleCounters>,
+  ) {}
+
+  hold(): void {
+    this.pending++;
+  }
+
+  release(): void {
+    if (--this.pending === 0) this.settle();
+  }
+
+  itemDone(outcome: Outcome, handle: ActionHandle): void {
+    const c = this.countersOf.get(handle)!;
+    (outcome === 'stored' ? c.actionsSuccess : c.actionsFailed).inc();
+    this.release();
+  }
+}
+
 export class Pipeline {
   private router = new TopicRouter<LiveRule>();
+  /** The rule counters of every action handle bound (kept for handles a reload removed while items were in flight). */
+  private readonly countersOf = new WeakMap<ActionHandle, RuleCounters>();
   private rules: LiveRule[] = [];
   private readonly idPrefix = randomBytes(6).toString('hex');
   private seq = 0;
@@ -58,11 +89,14 @@ export class Pipeline {
         old.delete(cfg.id);
         continue;
       }
+      const counters = ruleCounters(this.metrics, cfg.id);
       const actions = cfg.actions.map((a) => {
         const runner = this.runners.get(a.sink)!;
-        return { runner, handle: runner.bind(cfg.id, a.settings) };
+        const handle = runner.bind(cfg.id, a.settings);
+        this.countersOf.set(handle, counters);
+        return { runner, handle };
       });
-      next.push({ cfg, actions, counters: ruleCounters(this.metrics, cfg.id) });
+      next.push({ cfg, actions, counters });
     }
     for (const gone of [...old.values()]) for (const a of gone.actions) a.runner.unbind(a.handle);
     const router = new TopicRouter<LiveRule>();
@@ -81,17 +115,14 @@ export class Pipeline {
       return;
     }
     const event = this.toEvent(msg);
-    let pending = 1;
-    const done = () => {
-      if (--pending === 0) settle();
-    };
+    const settlement = new Settlement(settle, this.countersOf);
     if (msg.payload.length > this.broker.max_payload_bytes) {
-      pending++;
+      settlement.hold();
       const error = `payload of ${msg.payload.length} bytes exceeds broker.max_payload_bytes (${this.broker.max_payload_bytes})`;
       void this.dlq()
         .put(letterFor(event, { ruleId: rules.map((r) => r.cfg.id).join(','), sink: '', reason: 'payload_too_large', error }))
-        .then(done);
-      done();
+        .then(() => settlement.release());
+      settlement.release();
       return;
     }
     const ctx = createMessageContext(event);
@@ -99,66 +130,64 @@ export class Pipeline {
       const id = rule.cfg.id;
       rule.counters.matched.inc();
       if (rule.cfg.payloadFormat === 'json' && ctx.decodedPayload() === undefined) {
-        pending++;
-        this.ruleFailed(rule, event, 'invalid_payload', 'payload is not valid JSON (set payload_format: raw to accept any payload)').then(done);
+        this.ruleFailed(rule, event, 'invalid_payload', 'payload is not valid JSON (set payload_format: raw to accept any payload)', settlement);
         continue;
       }
       let result: EvalResult | Promise<EvalResult>;
       try {
         result = rule.cfg.compiled.evaluate(ctx, id);
       } catch (err) {
-        pending++;
-        this.ruleFailed(rule, event, 'rule_exception', errorText(err)).then(done);
+        this.ruleFailed(rule, event, 'rule_exception', errorText(err), settlement);
         continue;
       }
-      pending++;
       if (result instanceof Promise) {
+        settlement.hold();
         result.then(
-          (r) => this.dispatch(rule, r, event, done),
-          (err: unknown) => this.ruleFailed(rule, event, 'rule_exception', errorText(err)).then(done),
+          (r) => {
+            this.dispatch(rule, r, event, settlement);
+            settlement.release();
+          },
+          (err: unknown) => {
+            this.ruleFailed(rule, event, 'rule_exception', errorText(err), settlement);
+            settlement.release();
+          },
         );
       } else {
-        this.dispatch(rule, result, event, done);
+        this.dispatch(rule, result, event, settlement);
       }
     }
-    done();
+    settlement.release();
   }
 
-  /** Sends a rule's outputs to its actions; `done` is called once, when all of them are durable. */
-  private dispatch(rule: LiveRule, result: EvalResult, event: RuleEvent, done: () => void): void {
+  /** Sends a rule's outputs to its actions, each held in `settlement` until it is durable. */
+  private dispatch(rule: LiveRule, result: EvalResult, event: RuleEvent, settlement: Settlement): void {
     const c = rule.counters;
-    const id = rule.cfg.id;
     if (!result.matched || result.outputs.length === 0) {
       c.failed.inc();
       c.failedNoResult.inc();
-      done();
       return;
     }
     c.passed.inc();
-    let pending = 1;
-    const one = () => {
-      if (--pending === 0) done();
-    };
     const bytes = event.payload.length;
     for (const record of result.outputs) {
       for (const a of rule.actions) {
-        pending++;
+        settlement.hold();
         c.actionsTotal.inc();
-        a.runner.enqueue(a.handle, { record, event, ruleId: id }, bytes, (outcome: Outcome) => {
-          (outcome === 'stored' ? c.actionsSuccess : c.actionsFailed).inc();
-          one();
-        });
+        a.runner.enqueue(a.handle, record, event, bytes, settlement);
       }
     }
-    one();
   }
 
-  private async ruleFailed(rule: LiveRule, event: RuleEvent, reason: string, error: string): Promise<void> {
+  /** Counts a rule's failure on a message and dead-letters the message, held in `settlement` until that is durable. */
+  private ruleFailed(rule: LiveRule, event: RuleEvent, reason: string, error: string, settlement: Settlement): void {
     const id = rule.cfg.id;
     rule.counters.failed.inc();
     rule.counters.failedException.inc();
     this.log.debug({ rule: id, reason, err: error, topic: event.topic }, 'rule failed on a message; dead-lettering it');
-    await this.dlq().put(letterFor(event, { ruleId: id, sink: '', reason, error }));
+    settlement.hold();
+    void this.dlq()
+      .put(letterFor(event, { ruleId: id, sink: '', reason, error }))
+      .then(() => settlement.release());
   }
 
   private toEvent(msg: InboundMessage): RuleEvent {
@@ -176,7 +205,7 @@ export class Pipeline {
       clientid,
       topic: msg.topic,
       qos: msg.qos,
-      flags: { retain: msg.retain, dup: msg.dup },
+      flags: FLAGS[msg.retain ? 1 : 0]![msg.dup ? 1 : 0]!,
       payload: msg.payload,
       timestamp: msg.receivedAt,
       publish_received_at: msg.receivedAt,
@@ -186,6 +215,9 @@ export class Pipeline {
     };
   }
 }
+
+/** The four flag combinations, shared by every message (rules never modify the event). */
+const FLAGS = [false, true].map((retain) => [false, true].map((dup) => Object.freeze({ retain, dup })));
 
 /** Shared by every message without properties (rules never modify the event). */
 const NO_PROPS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;

@@ -14,11 +14,20 @@ import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 /** How an item ended. Every item ends exactly once. */
 export type Outcome = 'stored' | 'dead_lettered';
 
-interface Entry {
-  readonly item: unknown;
-  readonly input: SinkInput;
+/** Whoever waits for an item: told exactly once how it ended, and by which action. */
+export interface ItemWaiter {
+  itemDone(outcome: Outcome, handle: ActionHandle): void;
+}
+
+/**
+ * One item from enqueue to its end. It is also the SinkInput the encoder reads, so an item costs
+ * one object: items live until their batch commits, and what they hold is what the garbage
+ * collector copies.
+ */
+interface Entry extends SinkInput {
+  item: unknown;
   readonly bytes: number;
-  readonly done: (outcome: Outcome) => void;
+  readonly waiter: ItemWaiter;
 }
 
 /** A rule's action bound to this sink: its encoder and its batch stream. */
@@ -96,21 +105,24 @@ export class SinkRunner {
     this.actions.delete(handle);
   }
 
-  /** Hands one rule output to the action; `done` is called once it is stored or dead-lettered. */
-  enqueue(handle: ActionHandle, input: SinkInput, bytes: number, done: (outcome: Outcome) => void): void {
+  /**
+   * Hands one rule output to the action; `waiter` is told once it is stored or dead-lettered.
+   * `bytes` is what the output weighs for the batch's byte limit.
+   */
+  enqueue(handle: ActionHandle, record: SinkInput['record'], event: SinkInput['event'], bytes: number, waiter: ItemWaiter): void {
     handle.counters.matched.inc();
-    let item: unknown;
+    const entry: Entry = { record, event, ruleId: handle.ruleId, item: undefined, bytes, waiter };
     try {
-      item = handle.bound.encode(input);
+      entry.item = handle.bound.encode(entry);
     } catch (err) {
       // Counted in flight until the dead letter is stored, so matched = success + failed +
       // dead_lettered + queuing + inflight holds at every scrape.
       handle.counters.inflight.inc();
-      void this.deadLetter(handle, [{ item: undefined, input, bytes, done }], 'encode_error', err, true);
+      void this.deadLetter(handle, [entry], 'encode_error', err, true);
       return;
     }
     handle.counters.queuing.inc();
-    handle.batcher.add({ item, input, bytes, done }, bytes);
+    handle.batcher.add(entry, bytes);
   }
 
   /** Flushes every batch and resolves when nothing of this sink is queued or in flight. */
@@ -158,7 +170,7 @@ export class SinkRunner {
     for (let i = 0; i < batch.length; i++) {
       if (failed.has(i)) continue;
       stored++;
-      batch[i]!.done('stored');
+      batch[i]!.waiter.itemDone('stored', handle);
     }
     handle.counters.success.inc(stored);
     handle.counters.inflight.dec(stored);
@@ -189,11 +201,11 @@ export class SinkRunner {
   private async deadLetter(handle: ActionHandle, entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
     const m = this.metrics;
     const error = errorText(err);
-    const letters = entries.map((e) => letterFor(e.input.event, { ruleId: handle.ruleId, sink: this.name, reason, error, record: e.input.record }));
+    const letters = entries.map((e) => letterFor(e.event, { ruleId: handle.ruleId, sink: this.name, reason, error, record: e.record }));
     await Promise.all(letters.map((l) => this.dlq().put(l)));
     handle.counters.deadLettered.inc(entries.length);
     if (wasInflight) handle.counters.inflight.dec(entries.length);
-    for (const e of entries) e.done('dead_lettered');
+    for (const e of entries) e.waiter.itemDone('dead_lettered', handle);
   }
 
   private setUp(up: boolean, err?: unknown): void {

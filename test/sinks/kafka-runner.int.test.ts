@@ -71,9 +71,11 @@ describe('kafka sink under the core sink runner', { timeout: 300_000 }, () => {
     const finished = new Promise<void>((r) => (allDone = r));
     const enqueue = (i: number) => {
       const record = { seq: i, dev: `dev-${i % 200}`, v: Math.sin(i) };
-      runner.enqueue(handle, { record, event: { topic: `device/dev-${i % 200}/telemetry`, payload: JSON.stringify(record) }, ruleId: 'r1' }, 64, (o) => {
-        outcomes.push(o);
-        if (outcomes.length === N) allDone();
+      runner.enqueue(handle, record, { topic: `device/dev-${i % 200}/telemetry`, payload: JSON.stringify(record) }, 64, {
+        itemDone: (o) => {
+          outcomes.push(o);
+          if (outcomes.length === N) allDone();
+        },
       });
     };
 

@@ -109,9 +109,11 @@ describe('pulsar sink under the core sink runner', { timeout: 400_000 }, () => {
     const finished = new Promise<void>((r) => (allDone = r));
     const enqueue = (i: number): void => {
       const record = { seq: i, dev: `dev-${i % 200}`, v: Math.sin(i), pad: 'x'.repeat(200) };
-      runner.enqueue(handle, { record, event: { topic: `device/dev-${i % 200}/telemetry`, payload: JSON.stringify(record) }, ruleId: 'r1' }, 256, (o) => {
-        outcomes.push(o);
-        if (outcomes.length === N) allDone();
+      runner.enqueue(handle, record, { topic: `device/dev-${i % 200}/telemetry`, payload: JSON.stringify(record) }, 256, {
+        itemDone: (o) => {
+          outcomes.push(o);
+          if (outcomes.length === N) allDone();
+        },
       });
     };
 
