@@ -15,7 +15,7 @@
 // ratio then says whether weir and its sink, on one core, keep up with what one core of broker
 // and publisher can deliver. BENCH_PIN=0 turns placement off (it is off on a 1-core machine).
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
@@ -84,13 +84,17 @@ export function placeSelf(): void {
   if (PLACEMENT) pin(process.pid, PLACEMENT.measured);
 }
 
-/** Moves the process listening on a loopback TCP port (Mosquitto) to the load side. */
-export function placeLoadListener(port: number): void {
-  if (!PLACEMENT) return;
+/** The process listening on a loopback TCP port. */
+export function listenerPid(port: number): number {
   const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`], { encoding: 'utf8' });
   const pid = /pid=(\d+)/.exec(out)?.[1];
   if (!pid) throw new Error(`no process found listening on port ${port}:\n${out}`);
-  pin(Number(pid), PLACEMENT.load);
+  return Number(pid);
+}
+
+/** Moves the process listening on a loopback TCP port (Mosquitto) to the load side. */
+export function placeLoadListener(port: number): void {
+  if (PLACEMENT) pin(listenerPid(port), PLACEMENT.load);
 }
 
 /** Messages sent through weir before the timed run (BENCH_WARMUP), so neither weir's nor the sink server's JIT warm-up is measured. */
@@ -161,6 +165,44 @@ export function procStats(pid: number): { cpuMs: number; rssPeakMb: number } {
   return { cpuMs: ticks * 10, rssPeakMb: Math.round(Number(hwm?.[1] ?? 0) / 1024) };
 }
 
+/** Fields of /proc/<pid>/stat after the command name: [ppid at 1, utime 11, stime 12, cutime 13, cstime 14]. */
+function statFields(pid: string | number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/**
+ * CPU time of a server and every process under it (PostgreSQL's backends; a JVM is one process):
+ * the live ones' own time plus what the root collected from children that ended.
+ */
+export function treeCpuMs(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    const f = statFields(d);
+    if (!f) continue;
+    const ppid = Number(f[1]);
+    let l = children.get(ppid);
+    if (!l) children.set(ppid, (l = []));
+    l.push(Number(d));
+  }
+  let ticks = 0;
+  const rootFields = statFields(root);
+  if (rootFields) ticks += Number(rootFields[13]) + Number(rootFields[14]);
+  const stack = [root];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    const f = statFields(pid);
+    if (f) ticks += Number(f[11]) + Number(f[12]);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return ticks * 10;
+}
+
 export interface TimedRun {
   published: Published;
   /** Start of the timed run (epoch ms): messages published before it (ts < since) were warm-up. */
@@ -170,6 +212,8 @@ export interface TimedRun {
   weir_cpu_pct: number;
   weir_cpu_us_per_msg: number;
   weir_rss_mb_peak: number;
+  /** CPU of the sink's server (and its child processes) per message, over the timed run. */
+  server_cpu_us_per_msg: number;
   /** CPU time the hypervisor gave to others during the timed run, % of the machine: noise to read the figures by. */
   steal_pct: number;
 }
@@ -184,7 +228,7 @@ function machineTicks(): { total: number; steal: number } {
  * Warms weir and the sink up with WARMUP messages, then publishes n into it and waits until its
  * sink reports all of them stored; CPU is weir's over the timed part only.
  */
-export async function timedRun(weir: WeirProcess, mqttUrl: string, n: number, size: number): Promise<TimedRun> {
+export async function timedRun(weir: WeirProcess, mqttUrl: string, n: number, size: number, serverPid: number): Promise<TimedRun> {
   const stored = async (count: number) => (await weir.metric('weir_ingest_received_total')) >= count && (await weir.metric('weir_sink_success_total')) >= count;
   if (WARMUP > 0) {
     await publish(mqttUrl, WARMUP, size);
@@ -193,11 +237,13 @@ export async function timedRun(weir: WeirProcess, mqttUrl: string, n: number, si
   }
   const pid = weir.svc.proc.pid!;
   const before = procStats(pid);
+  const serverBefore = treeCpuMs(serverPid);
   const ticks = machineTicks();
   const since = Date.now();
   const published = await publish(mqttUrl, n, size);
   await waitFor(() => stored(WARMUP + n), 300_000, 'every message stored');
   const after = procStats(pid);
+  const serverCpuMs = treeCpuMs(serverPid) - serverBefore;
   const ticksAfter = machineTicks();
   const wallMs = Date.now() - since;
   const cpuMs = after.cpuMs - before.cpuMs;
@@ -208,6 +254,7 @@ export async function timedRun(weir: WeirProcess, mqttUrl: string, n: number, si
     weir_cpu_pct: Math.round((cpuMs / wallMs) * 100),
     weir_cpu_us_per_msg: Math.round(((cpuMs * 1000) / n) * 10) / 10,
     weir_rss_mb_peak: after.rssPeakMb,
+    server_cpu_us_per_msg: Math.round(((serverCpuMs * 1000) / n) * 10) / 10,
     steal_pct: Math.round(((ticksAfter.steal - ticks.steal) / Math.max(1, ticksAfter.total - ticks.total)) * 1000) / 10,
   };
 }
@@ -299,10 +346,11 @@ export function sinkResult(bench: string, size: number, ceilings: number[], run:
     weir_cpu_us_per_msg: run.weir_cpu_us_per_msg,
     weir_rss_mb_peak: run.weir_rss_mb_peak,
     weir_msgs_per_cpu_s: Math.round(1e6 / run.weir_cpu_us_per_msg),
+    server_cpu_us_per_msg: run.server_cpu_us_per_msg,
     steal_pct: run.steal_pct,
     ...extra,
   };
-  printTable([{ 'ceiling msg/s': r.ceiling_msgs_per_s, 'msg/s': r.weir_msgs_per_s, ratio: r.ratio, p50: r.p50_ms, p99: r.p99_ms, 'cpu%': r.weir_cpu_pct, 'µs/msg': r.weir_cpu_us_per_msg, 'rss MB': r.weir_rss_mb_peak, 'steal%': r.steal_pct, lost: r.lost, dup: r.duplicates }]);
+  printTable([{ 'ceiling msg/s': r.ceiling_msgs_per_s, 'msg/s': r.weir_msgs_per_s, ratio: r.ratio, p50: r.p50_ms, p99: r.p99_ms, 'cpu%': r.weir_cpu_pct, 'µs/msg': r.weir_cpu_us_per_msg, 'rss MB': r.weir_rss_mb_peak, 'server µs/msg': r.server_cpu_us_per_msg, 'steal%': r.steal_pct, lost: r.lost, dup: r.duplicates }]);
   return r;
 }
 

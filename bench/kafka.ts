@@ -17,7 +17,7 @@ import { startMosquitto } from '../test/harness/mosquitto.js';
 import { tempDir, waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions } from '../test/e2e/fixtures.js';
-import { ceiling, DEVICES, messageSinkFiles, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ReadTally, sinkResult, timedRun, WARMUP, weirNodeArgs, type ReadBack } from './e2e.js';
+import { ceiling, DEVICES, listenerPid, messageSinkFiles, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ReadTally, sinkResult, timedRun, WARMUP, weirNodeArgs, type ReadBack } from './e2e.js';
 import { writeResult } from './report.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -84,7 +84,7 @@ export async function benchKafka(): Promise<object> {
     });
     const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
     await waitFor(() => weir.ready(), 60_000, 'weir ready');
-    const run = await timedRun(weir, mq.url, N, SIZE);
+    const run = await timedRun(weir, mq.url, N, SIZE, listenerPid(Number(kafka.brokers[0]!.split(':')[1])));
     await weir.stop();
     await endSessions(mq.url, clientId, CONNECTIONS);
     ceilings.push(...(await ceiling(mq.url, N, SIZE, CONNECTIONS)));

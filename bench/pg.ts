@@ -19,7 +19,7 @@ import { waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../test/e2e/fixtures.js';
 import { machine, printTable, writeResult } from './report.js';
-import { ceiling, DEVICES, WARMUP, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ratio, timedRun, weirNodeArgs } from './e2e.js';
+import { ceiling, DEVICES, listenerPid, WARMUP, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ratio, timedRun, weirNodeArgs } from './e2e.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 200_000);
 const CONNECTIONS = 4;
@@ -37,6 +37,7 @@ interface WeirRun {
   weir_cpu_pct: number;
   weir_cpu_us_per_msg: number;
   weir_rss_mb_peak: number;
+  server_cpu_us_per_msg: number;
   steal_pct: number;
 }
 
@@ -54,7 +55,7 @@ async function weirRun(mqttUrl: string, adminUrl: string, mode: string, extra: {
   };
   const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
-  const run = await timedRun(weir, mqttUrl, N, SIZE);
+  const run = await timedRun(weir, mqttUrl, N, SIZE, listenerPid(Number(new URL(adminUrl).port)));
   const [r] = await query<{ rows: string; distinct: string; first_pub: Date; last_commit: Date; p50: number; p99: number }>(
     pgUrl,
     `SELECT count(*) AS rows, count(DISTINCT (device_id, seq)) AS distinct, min(ts) AS first_pub, max(received_at) AS last_commit,
@@ -78,6 +79,7 @@ async function weirRun(mqttUrl: string, adminUrl: string, mode: string, extra: {
     weir_cpu_pct: run.weir_cpu_pct,
     weir_cpu_us_per_msg: run.weir_cpu_us_per_msg,
     weir_rss_mb_peak: run.weir_rss_mb_peak,
+    server_cpu_us_per_msg: run.server_cpu_us_per_msg,
     steal_pct: run.steal_pct,
   };
 }
@@ -162,12 +164,13 @@ export async function benchPg(): Promise<object> {
       weir_cpu_us_per_msg: main.weir_cpu_us_per_msg,
       weir_rss_mb_peak: main.weir_rss_mb_peak,
       weir_msgs_per_cpu_s: Math.round(1e6 / main.weir_cpu_us_per_msg),
+      server_cpu_us_per_msg: main.server_cpu_us_per_msg,
       steal_pct: main.steal_pct,
       runs: runs.map((r) => ({ ...r, ratio: ratio(r.weir_msgs_per_s, ceiling_msgs_per_s) })),
       insert_paths_rows_per_s: inserts,
     };
     printTable(
-      runs.map((r) => ({ mode: r.mode, 'msg/s': r.weir_msgs_per_s, ratio: (r.weir_msgs_per_s / ceiling_msgs_per_s).toFixed(2), p50: r.p50_ms, p99: r.p99_ms, 'cpu%': r.weir_cpu_pct, 'µs/msg': r.weir_cpu_us_per_msg, 'rss MB': r.weir_rss_mb_peak, lost: r.lost, dup: r.duplicates })),
+      runs.map((r) => ({ mode: r.mode, 'msg/s': r.weir_msgs_per_s, ratio: (r.weir_msgs_per_s / ceiling_msgs_per_s).toFixed(2), p50: r.p50_ms, p99: r.p99_ms, 'cpu%': r.weir_cpu_pct, 'µs/msg': r.weir_cpu_us_per_msg, 'rss MB': r.weir_rss_mb_peak, 'server µs/msg': r.server_cpu_us_per_msg, lost: r.lost, dup: r.duplicates })),
     );
     process.stdout.write(`  insert paths (rows/s, batches of 1000, no MQTT): ${JSON.stringify(inserts)}\n`);
     writeResult('pg', result);
