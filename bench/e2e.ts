@@ -27,6 +27,8 @@ import { ROOT, type WeirFiles, type WeirProcess } from '../test/harness/weir.js'
 import { machine, printTable } from './report.js';
 
 export const PUB_CLIENTS = 20;
+/** weir's broker.max_unacked per connection in the benchmarks (BENCH_MAX_UNACKED; weir's default). */
+export const MAX_UNACKED = Number(process.env.BENCH_MAX_UNACKED ?? 2_000);
 export const DEVICES = 1000;
 
 /**
@@ -43,7 +45,7 @@ broker:
   client_id: ${o.clientId}
   connections: ${o.connections}
   share_group: bench
-  max_unacked: 10000
+  max_unacked: ${MAX_UNACKED}
   publisher_clientid: { topic_level: 2 }
 sinks:
   events:

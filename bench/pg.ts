@@ -19,7 +19,7 @@ import { waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../test/e2e/fixtures.js';
 import { machine, printTable, writeResult } from './report.js';
-import { ceiling, DEVICES, listenerPid, WARMUP, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ratio, timedRun, weirNodeArgs } from './e2e.js';
+import { ceiling, DEVICES, MAX_UNACKED, listenerPid, WARMUP, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ratio, timedRun, weirNodeArgs } from './e2e.js';
 
 const N = Number(process.env.BENCH_MESSAGES ?? 200_000);
 const CONNECTIONS = 4;
@@ -48,7 +48,7 @@ async function weirRun(mqttUrl: string, adminUrl: string, mode: string, extra: {
   files = {
     ...files,
     config: files.config
-      .replace('max_unacked: 5000', 'max_unacked: 10000')
+      .replace('max_unacked: 5000', `max_unacked: ${MAX_UNACKED}`)
       .replace('batch: { max_items: 1000, max_delay_ms: 10 }', 'batch: { max_items: 2000, max_delay_ms: 20 }')
       .replace('    connect_timeout_ms: 2000', `    connect_timeout_ms: 2000\n    insert_mode: ${extra.insertMode ?? 'unnest'}`)
       .replace('  max_payload_bytes', `  ack: ${extra.ack ?? 'after_commit'}\n  max_payload_bytes`),

@@ -119,7 +119,9 @@ test('healthchecks and depends_on: every long-running service is checked, start 
 test('EMQX: the seed configuration with the inflight and queue settings ack-after-commit needs', () => {
   const env = envOf(services.emqx!);
   assert.equal(env.EMQX_NODE__NAME, 'emqx@emqx-node1.cluster.local');
-  assert.ok(Number(env.EMQX_MQTT__MAX_INFLIGHT) >= 10_000 && Number(env.EMQX_MQTT__MAX_INFLIGHT) <= 65_535, 'max_inflight at least weir broker.max_unacked, at most EMQX limit');
+  const weirCfg = parse(readFileSync(join(ROOT, 'deploy/weir.compose.yaml'), 'utf8')) as { broker: { max_unacked: number } };
+  const inflight = Number(env.EMQX_MQTT__MAX_INFLIGHT);
+  assert.ok(inflight >= weirCfg.broker.max_unacked && inflight <= 65_535, `max_inflight ${inflight}: at least weir's broker.max_unacked (${weirCfg.broker.max_unacked}), at most EMQX's limit`);
   assert.equal(env.EMQX_MQTT__MAX_MQUEUE_LEN, '0', 'queue unbounded while a replica restarts');
   assert.equal(env.EMQX_MQTT__MQUEUE_STORE_QOS0, 'false');
   const conf = readFileSync(join(ROOT, 'deploy/emqx/emqx.conf'), 'utf8');
