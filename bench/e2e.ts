@@ -158,15 +158,6 @@ export async function ceiling(url: string, n: number, size: number, connections:
   return runs;
 }
 
-/** CPU time (user + system) and peak RSS of a process, from /proc. */
-export function procStats(pid: number): { cpuMs: number; rssPeakMb: number } {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100/s)
-  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return { cpuMs: ticks * 10, rssPeakMb: Math.round(Number(hwm?.[1] ?? 0) / 1024) };
-}
-
 /** Fields of /proc/<pid>/stat after the command name: [ppid at 1, utime 11, stime 12, cutime 13, cstime 14]. */
 function statFields(pid: string | number): string[] | undefined {
   try {
@@ -175,6 +166,15 @@ function statFields(pid: string | number): string[] | undefined {
   } catch {
     return undefined; // gone meanwhile
   }
+}
+
+/** CPU time (user + system) and peak RSS of a process, from /proc. */
+export function procStats(pid: number): { cpuMs: number; rssPeakMb: number } {
+  const fields = statFields(pid);
+  if (!fields) throw new Error(`process ${pid} is gone`);
+  const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100/s)
+  const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return { cpuMs: ticks * 10, rssPeakMb: Math.round(Number(hwm?.[1] ?? 0) / 1024) };
 }
 
 /**
