@@ -1,11 +1,22 @@
 // What the end-to-end benchmarks (pg, kafka, pulsar) share: the publisher process, the MQTT
-// delivery ceiling, CPU placement, the warm-up, weir's CPU and memory from /proc, the timed run,
-// and the result's fields.
+// delivery ceiling, CPU placement, the warm-up, CPU and memory from /proc, the interleaved
+// timed runs, and the result's fields.
 //
-// Method, in each benchmark's one run: the ceiling is measured twice after a warm-up; weir is
-// started, warmed up with the same load (BENCH_WARMUP, 50,000 messages: weir's and the sink
-// server's JIT would otherwise be measured), then timed over BENCH_MESSAGES; the ceiling is
-// measured twice more; the ratio divides weir's rate by the best of the four ceilings.
+// Method, in each benchmark's one run. weir is started and warmed up (BENCH_WARMUP, 50,000
+// messages: weir's and the sink server's JIT would otherwise be measured), and so is the
+// ceiling's counting subscriber. Then ceiling and weir take turns: ceiling, weir, ceiling, weir,
+// …, ceiling (BENCH_ROUNDS weir runs of BENCH_MESSAGES each). Each weir run's ratio divides its
+// rate by the higher of the two ceilings measured just before and just after it; the result's
+// ratio is the median of those. Why: this VM's speed drifts by half within minutes (the same
+// ceiling measured 41,000 and, minutes later, 19,000 msg/s, with no steal showing), so a weir run
+// is only comparable with ceilings measured beside it in time; taking the higher neighbour keeps
+// noise, which only ever lowers a rate, from flattering weir. The ratio against the best ceiling
+// of the whole run is recorded as well.
+//
+// Both rates run from the publisher's first publish to the last message delivered (ceiling) or
+// stored (weir), and both use the same publisher and broker: the ceiling on `sample/%i/telemetry`
+// topics, which weir does not subscribe to, weir on `device/%i/telemetry` — same lengths, same
+// payloads — so the two never see each other's messages.
 //
 // CPU placement. This machine has 2 cores; unpinned, the publisher, Mosquitto, the sink's server
 // and weir all compete, and the ratio to the ceiling says more about the scheduler than about
@@ -94,23 +105,40 @@ export function listenerPid(port: number): number {
   return Number(pid);
 }
 
-/** Moves the process listening on a loopback TCP port (Mosquitto) to the load side. */
-export function placeLoadListener(port: number): void {
-  if (PLACEMENT) pin(listenerPid(port), PLACEMENT.load);
+/** Moves the process listening on a loopback TCP port (Mosquitto) to the load side; returns its pid. */
+export function placeLoadListener(port: number): number {
+  const pid = listenerPid(port);
+  if (PLACEMENT) pin(pid, PLACEMENT.load);
+  return pid;
 }
 
 /** Messages sent through weir before the timed run (BENCH_WARMUP), so neither weir's nor the sink server's JIT warm-up is measured. */
 export const WARMUP = Number(process.env.BENCH_WARMUP ?? 50_000);
 
+/** Messages in each timed run, of weir and of the ceiling (BENCH_MESSAGES). */
+export const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200_000);
+
+/** weir's timed runs, each between two ceiling runs (BENCH_ROUNDS). */
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+/** weir's rules read these topics; the ceiling's, the same with `sample` for `device`. */
+const WEIR_TOPICS = 'device/%i/telemetry';
+const CEILING_TOPICS = 'sample/%i/telemetry';
+
 export interface Published {
   published: number;
   acked: number;
   msgs_per_s: number;
+  /** Epoch ms just before the first publish and after the last acknowledgement: every payload's `ts` lies between. */
+  startedAt: number;
+  endedAt: number;
+  /** The publisher process's CPU time, start-up included. */
+  cpu_ms: number;
 }
 
 /** Runs the publisher as its own process on the load side (never in a measured event loop). */
-export function publish(url: string, limit: number, size: number): Promise<Published> {
-  const args = ['--import', 'tsx', join(ROOT, 'bench/load/publisher.ts'), '-h', url, '-c', String(PUB_CLIENTS), '--devices', String(DEVICES), '-s', String(size), '-q', '1', '-L', String(limit), '-t', 'device/%i/telemetry'];
+export function publish(url: string, limit: number, size: number, topics = WEIR_TOPICS): Promise<Published> {
+  const args = ['--import', 'tsx', join(ROOT, 'bench/load/publisher.ts'), '-h', url, '-c', String(PUB_CLIENTS), '--devices', String(DEVICES), '-s', String(size), '-q', '1', '-L', String(limit), '-t', topics];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.load, process.execPath, ...args]] : [process.execPath, args];
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -120,43 +148,74 @@ export function publish(url: string, limit: number, size: number): Promise<Publi
   });
 }
 
+/** One measurement of the delivery ceiling. */
+export interface CeilingRun {
+  msgs_per_s: number;
+  /** Busy share of each core over the run (load side first when placed). */
+  core_busy_pct: number[];
+  /** Mosquitto's CPU per message. */
+  broker_cpu_us_per_msg: number;
+  /** The publisher's CPU per message (its start-up included). */
+  publisher_cpu_us_per_msg: number;
+}
+
 /**
  * The MQTT delivery ceiling: the same broker and load delivered to a subscriber that only counts
- * (weir's own MQTT reader, acking on receipt, `connections` connections in one share group), msg/s
- * from its first to its last message, measured twice after the same warm-up weir gets. The
- * benchmarks measure it before and after weir's runs and divide by the best of all four: noise
- * only ever lowers a ceiling, and a low one would flatter the ratio.
+ * (weir's own MQTT reader, acking on receipt, `connections` connections in one share group) — on
+ * the ceiling's own topics, so it can stay connected beside weir for the whole benchmark. Each
+ * run also records how busy each core was and the CPU per message of Mosquitto (`brokerPid`)
+ * and of the publisher, to compare with weir's runs.
  */
-export async function ceiling(url: string, n: number, size: number, connections: number): Promise<number[]> {
-  const cfg: BrokerConfig = Value.Default(BrokerSpec, { url, client_id: 'bench-ceiling', connections, max_unacked: 10_000 }) as BrokerConfig;
-  let count = 0;
-  let first = 0;
-  let last = 0;
-  const sessions = Array.from({ length: connections }, (_, i) =>
-    new MqttSession(cfg, i, (_m, settle) => {
-      const now = Date.now();
-      if (count++ === 0) first = now;
-      last = now;
-      settle();
-    }, silentLogger),
-  );
-  for (const s of sessions) {
-    await s.setFilters(['$share/ceiling/device/+/telemetry']);
-    s.start();
-    await s.whenConnected();
+export class CeilingSubscriber {
+  private count = 0;
+  private last = 0;
+
+  private constructor(
+    private readonly url: string,
+    private readonly size: number,
+    private readonly brokerPid: number,
+    private readonly sessions: MqttSession[],
+  ) {}
+
+  static async start(url: string, size: number, connections: number, brokerPid: number): Promise<CeilingSubscriber> {
+    const cfg: BrokerConfig = Value.Default(BrokerSpec, { url, client_id: 'bench-ceiling', connections, max_unacked: 10_000 }) as BrokerConfig;
+    const sessions: MqttSession[] = [];
+    const sub = new CeilingSubscriber(url, size, brokerPid, sessions);
+    for (let i = 0; i < connections; i++) {
+      const s = new MqttSession(cfg, i, (_m, settle) => {
+        sub.count++;
+        sub.last = Date.now();
+        settle();
+      }, silentLogger);
+      sessions.push(s);
+      await s.setFilters([`$share/ceiling/${CEILING_TOPICS.replace('%i', '+')}`]);
+      s.start();
+      await s.whenConnected();
+    }
+    if (WARMUP > 0) await sub.run(WARMUP);
+    return sub;
   }
-  const once = async (messages: number): Promise<number> => {
-    count = 0;
-    await new Promise((r) => setTimeout(r, 300));
-    await publish(url, messages, size);
-    await waitFor(() => count >= messages, 120_000, 'the counting subscriber to see every message');
-    return Math.round(messages / ((last - first) / 1000));
-  };
-  if (WARMUP > 0) await once(WARMUP);
-  const runs = [await once(n), await once(n)];
-  for (const s of sessions) await s.close(true);
-  return runs;
+
+  /** Publishes `n` messages to the counting subscriber; msg/s from the first publish to the last delivery. */
+  async run(n = MESSAGES): Promise<CeilingRun> {
+    this.count = 0;
+    const meter = new Meter(this.brokerPid);
+    const p = await publish(this.url, n, this.size, CEILING_TOPICS);
+    await waitFor(() => this.count >= n, 120_000, 'the counting subscriber to see every message');
+    const m = meter.read(n);
+    return { msgs_per_s: Math.round(n / ((this.last - p.startedAt) / 1000)), core_busy_pct: m.core_busy_pct, broker_cpu_us_per_msg: m.broker_cpu_us_per_msg, publisher_cpu_us_per_msg: usPerMsg(p.cpu_ms, n) };
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.sessions) await s.close(true);
+  }
 }
+
+/** How a ceiling run reads in the bench's output. */
+export const describeCeiling = (c: CeilingRun): string => `${c.msgs_per_s} msg/s (cores ${c.core_busy_pct.join('/')} % busy, Mosquitto ${c.broker_cpu_us_per_msg}, publisher ${c.publisher_cpu_us_per_msg} µs/msg)`;
+
+/** CPU milliseconds spread over `n` messages, in µs per message to 0.1. */
+export const usPerMsg = (cpuMs: number, n: number): number => Math.round((cpuMs * 10_000) / n) / 10;
 
 /** Fields of /proc/<pid>/stat after the command name: [ppid at 1, utime 11, stime 12, cutime 13, cstime 14]. */
 function statFields(pid: string | number): string[] | undefined {
@@ -207,9 +266,7 @@ export function treeCpuMs(root: number): number {
 
 export interface TimedRun {
   published: Published;
-  /** Start of the timed run (epoch ms): messages published before it (ts < since) were warm-up. */
-  since: number;
-  /** Wall time from starting the publisher to weir's success counter reaching n. */
+  /** Wall time from starting the publisher to weir's counters showing every message stored. */
   wallMs: number;
   weir_cpu_pct: number;
   weir_cpu_us_per_msg: number;
@@ -218,47 +275,185 @@ export interface TimedRun {
   server_cpu_us_per_msg: number;
   /** CPU time the hypervisor gave to others during the timed run, % of the machine: noise to read the figures by. */
   steal_pct: number;
+  /** Busy share of each core over the timed run (load side first when placed). */
+  core_busy_pct: number[];
+  /** Mosquitto's CPU per message over the timed run. */
+  broker_cpu_us_per_msg: number;
+  /** The publisher's CPU per message (its start-up included). */
+  publisher_cpu_us_per_msg: number;
 }
 
-/** Total and steal jiffies of the whole machine, from /proc/stat. */
-function machineTicks(): { total: number; steal: number } {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
-  return { total: f.reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
+/** Jiffies from /proc/stat of the whole machine (first) and of each core: total, idle (+iowait), steal. */
+function cpuTicks(): Array<{ total: number; idle: number; steal: number }> {
+  return readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('cpu'))
+    .map((l) => {
+      const f = l.trim().split(/\s+/).slice(1, 9).map(Number);
+      return { total: f.reduce((a, b) => a + b, 0), idle: f[3]! + f[4]!, steal: f[7] ?? 0 };
+    });
 }
 
 /**
- * Warms weir and the sink up with WARMUP messages, then publishes n into it and waits until its
- * sink reports all of them stored; CPU is weir's over the timed part only.
+ * CPU over a stretch of a run: how busy each core was, the hypervisor's steal, and Mosquitto's
+ * CPU per message — the load side's figures, read the same way in ceiling and weir runs.
  */
-export async function timedRun(weir: WeirProcess, mqttUrl: string, n: number, size: number, serverPid: number): Promise<TimedRun> {
-  const stored = async (count: number) => (await weir.metric('weir_ingest_received_total')) >= count && (await weir.metric('weir_sink_success_total')) >= count;
-  if (WARMUP > 0) {
-    await publish(mqttUrl, WARMUP, size);
-    await waitFor(() => stored(WARMUP), 300_000, 'every warm-up message stored');
-    await new Promise((r) => setTimeout(r, 1000));
+class Meter {
+  private readonly ticks = cpuTicks();
+  private readonly brokerMs: number;
+
+  constructor(private readonly brokerPid: number) {
+    this.brokerMs = procStats(brokerPid).cpuMs;
   }
-  const pid = weir.svc.proc.pid!;
+
+  read(messages: number): { core_busy_pct: number[]; steal_pct: number; broker_cpu_us_per_msg: number } {
+    const now = cpuTicks();
+    const d = now.map((t, i) => ({ total: Math.max(1, t.total - this.ticks[i]!.total), idle: t.idle - this.ticks[i]!.idle, steal: t.steal - this.ticks[i]!.steal }));
+    return {
+      core_busy_pct: d.slice(1).map((c) => Math.round(((c.total - c.idle - c.steal) / c.total) * 100)),
+      steal_pct: Math.round((d[0]!.steal / d[0]!.total) * 1000) / 10,
+      broker_cpu_us_per_msg: usPerMsg(procStats(this.brokerPid).cpuMs - this.brokerMs, messages),
+    };
+  }
+}
+
+/** weir under measurement, and the processes measured beside it. */
+export interface Measured {
+  weir: WeirProcess;
+  mqttUrl: string;
+  size: number;
+  /** Mosquitto's pid. */
+  brokerPid: number;
+  /** The sink server's pid (PostgreSQL's postmaster, the Kafka or Pulsar JVM). */
+  serverPid: number;
+}
+
+/**
+ * Warms weir and its sink up with WARMUP messages, then takes turns with the ceiling: ceiling,
+ * weir, ceiling, … (`rounds` weir runs of MESSAGES each, module comment). Each weir run waits
+ * until weir's counters show every message stored.
+ */
+export async function interleave(m: Measured, ceiling: CeilingSubscriber, rounds = ROUNDS): Promise<{ ceilings: CeilingRun[]; runs: TimedRun[] }> {
+  const stored = async (count: number) => (await m.weir.metric('weir_ingest_received_total')) >= count && (await m.weir.metric('weir_sink_success_total')) >= count;
+  const base = await m.weir.metric('weir_sink_success_total');
+  if (WARMUP > 0) {
+    await publish(m.mqttUrl, WARMUP, m.size);
+    await waitFor(() => stored(base + WARMUP), 300_000, 'every warm-up message stored');
+  }
+  const ceilings = [await ceiling.run()];
+  const runs: TimedRun[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const target = base + WARMUP + MESSAGES * (r + 1);
+    runs.push(await timedRun(m, () => stored(target)));
+    ceilings.push(await ceiling.run());
+  }
+  return { ceilings, runs };
+}
+
+/** Publishes MESSAGES into weir and waits until `done`; CPU and memory over that stretch. */
+async function timedRun(m: Measured, done: () => Promise<boolean>): Promise<TimedRun> {
+  const pid = m.weir.svc.proc.pid!;
   const before = procStats(pid);
-  const serverBefore = treeCpuMs(serverPid);
-  const ticks = machineTicks();
+  const serverBefore = treeCpuMs(m.serverPid);
+  const meter = new Meter(m.brokerPid);
   const since = Date.now();
-  const published = await publish(mqttUrl, n, size);
-  await waitFor(() => stored(WARMUP + n), 300_000, 'every message stored');
+  const published = await publish(m.mqttUrl, MESSAGES, m.size);
+  await waitFor(done, 300_000, 'every message stored');
   const after = procStats(pid);
-  const serverCpuMs = treeCpuMs(serverPid) - serverBefore;
-  const ticksAfter = machineTicks();
+  const serverCpuMs = treeCpuMs(m.serverPid) - serverBefore;
+  const load = meter.read(MESSAGES);
   const wallMs = Date.now() - since;
   const cpuMs = after.cpuMs - before.cpuMs;
   return {
     published,
-    since,
     wallMs,
     weir_cpu_pct: Math.round((cpuMs / wallMs) * 100),
-    weir_cpu_us_per_msg: Math.round(((cpuMs * 1000) / n) * 10) / 10,
+    weir_cpu_us_per_msg: usPerMsg(cpuMs, MESSAGES),
     weir_rss_mb_peak: after.rssPeakMb,
-    server_cpu_us_per_msg: Math.round(((serverCpuMs * 1000) / n) * 10) / 10,
-    steal_pct: Math.round(((ticksAfter.steal - ticks.steal) / Math.max(1, ticksAfter.total - ticks.total)) * 1000) / 10,
+    server_cpu_us_per_msg: usPerMsg(serverCpuMs, MESSAGES),
+    publisher_cpu_us_per_msg: usPerMsg(published.cpu_ms, MESSAGES),
+    ...load,
   };
+}
+
+/** weir's rate in one timed run: its messages from the first publish to the last one stored. */
+export const runRate = (run: TimedRun, messages: number, lastStored: number): number => Math.round(messages / ((lastStored - run.published.startedAt) / 1000));
+
+/** Each weir run's rate over the higher of the ceilings measured just before and after it. */
+export function bracketedRatios(ceilings: CeilingRun[], rates: number[]): number[] {
+  return rates.map((w, k) => ratio(w, Math.max(ceilings[k]!.msgs_per_s, ceilings[k + 1]!.msgs_per_s)));
+}
+
+/** The median (the mean of the middle two for an even count). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
+}
+
+/**
+ * The fields every benchmark's result has for one weir configuration measured by interleave():
+ * per-run figures under `runs`, and the medians (the ratio: of the bracketed ratios) on top.
+ */
+export function measuredFields(ceilings: CeilingRun[], runs: TimedRun[], backs: ReadBack[]): Record<string, unknown> & { ratio: number } {
+  const rates = runs.map((r, k) => runRate(r, backs[k]!.records, backs[k]!.lastStored));
+  const ratios = bracketedRatios(ceilings, rates);
+  const best = Math.max(...ceilings.map((c) => c.msgs_per_s));
+  const latencies = Float64Array.from(backs.flatMap((b) => Array.from(b.latenciesMs))).sort();
+  const med = (f: (r: TimedRun) => number) => median(runs.map(f));
+  const published = runs.reduce((a, r) => a + r.published.acked, 0);
+  const stored = backs.reduce((a, b) => a + b.distinct, 0);
+  return {
+    published,
+    stored,
+    lost: published - stored,
+    duplicates: backs.reduce((a, b) => a + b.records - b.distinct, 0),
+    weir_msgs_per_s: median(rates),
+    ratio: median(ratios),
+    ceiling_msgs_per_s: best,
+    ratio_to_best_ceiling: ratio(median(rates), best),
+    p50_ms: Math.round(percentile(latencies, 50)),
+    p99_ms: Math.round(percentile(latencies, 99)),
+    weir_cpu_pct: med((r) => r.weir_cpu_pct),
+    weir_cpu_us_per_msg: med((r) => r.weir_cpu_us_per_msg),
+    weir_rss_mb_peak: Math.max(...runs.map((r) => r.weir_rss_mb_peak)),
+    weir_msgs_per_cpu_s: Math.round(1e6 / med((r) => r.weir_cpu_us_per_msg)),
+    server_cpu_us_per_msg: med((r) => r.server_cpu_us_per_msg),
+    broker_cpu_us_per_msg: med((r) => r.broker_cpu_us_per_msg),
+    publisher_cpu_us_per_msg: med((r) => r.publisher_cpu_us_per_msg),
+    ceiling_runs: ceilings,
+    runs: runs.map((r, k) => ({
+      msgs_per_s: rates[k],
+      ratio: ratios[k],
+      published: r.published.acked,
+      stored: backs[k]!.distinct,
+      p50_ms: Math.round(percentile(backs[k]!.latenciesMs, 50)),
+      p99_ms: Math.round(percentile(backs[k]!.latenciesMs, 99)),
+      weir_cpu_pct: r.weir_cpu_pct,
+      weir_cpu_us_per_msg: r.weir_cpu_us_per_msg,
+      weir_rss_mb_peak: r.weir_rss_mb_peak,
+      server_cpu_us_per_msg: r.server_cpu_us_per_msg,
+      broker_cpu_us_per_msg: r.broker_cpu_us_per_msg,
+      publisher_cpu_us_per_msg: r.publisher_cpu_us_per_msg,
+      core_busy_pct: r.core_busy_pct,
+      steal_pct: r.steal_pct,
+    })),
+  };
+}
+
+/** Prints one row per ceiling and weir run, in the order they ran. */
+export function printInterleaved(label: string, fields: ReturnType<typeof measuredFields>): void {
+  const ceilings = fields.ceiling_runs as CeilingRun[];
+  const runs = fields.runs as Array<Record<string, unknown>>;
+  const rows: Array<Record<string, unknown>> = [];
+  const row = (what: string, r: Record<string, unknown>) =>
+    rows.push({ run: what, 'msg/s': r.msgs_per_s, ratio: r.ratio ?? '', p50: r.p50_ms ?? '', p99: r.p99_ms ?? '', 'weir µs/msg': r.weir_cpu_us_per_msg ?? '', 'server µs/msg': r.server_cpu_us_per_msg ?? '', 'mosq µs/msg': r.broker_cpu_us_per_msg, 'pub µs/msg': r.publisher_cpu_us_per_msg, 'cores busy%': (r.core_busy_pct as number[]).join('/'), lost: r.published === undefined ? '' : (r.published as number) - (r.stored as number) });
+  ceilings.forEach((c, k) => {
+    row('ceiling', c as unknown as Record<string, unknown>);
+    if (runs[k]) row(label, runs[k]!);
+  });
+  printTable(rows);
+  process.stdout.write(`  ${label}: ratio ${fields.ratio} (median of ${runs.length}), ${fields.ratio_to_best_ceiling} to the best ceiling; ${fields.weir_cpu_us_per_msg} µs/msg of weir CPU, ${fields.weir_rss_mb_peak} MB peak RSS, lost ${fields.lost}, duplicates ${fields.duplicates}\n`);
 }
 
 /**
@@ -279,81 +474,66 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
 
 export const ratio = (weir: number, ceil: number): number => Math.round((weir / ceil) * 100) / 100;
 
-/** What a benchmark read back from a message sink (Kafka, Pulsar) about the timed run. */
+/** What a benchmark read back from a sink about one timed run. */
 export interface ReadBack {
-  /** Messages of the timed run read, duplicates included. */
+  /** Messages of the run read, duplicates included. */
   records: number;
   /** Distinct device/seq among them. */
   distinct: number;
   /** Publish → stored latency of each, ascending. */
   latenciesMs: Float64Array;
-  /** Earliest publish and latest stored time (epoch ms). */
-  firstPublish: number;
+  /** Latest stored time (epoch ms). */
   lastStored: number;
 }
 
-/** Counts what a reader reads: every message, and the timed run's (published from `since` on) in detail. */
+/**
+ * Counts what a reader reads: every message, and in detail those of each timed run — a message
+ * belongs to the run whose publisher was running when it was published (payload `ts`).
+ */
 export class ReadTally {
-  /** Every message read, warm-up included. */
+  /** Every message read, warm-up and ceiling-free stretches included. */
   read = 0;
-  private readonly seen = new Set<string>();
-  private readonly latencies: number[] = [];
-  private firstPublish = Infinity;
-  private lastStored = 0;
+  private readonly runs: Array<{ from: number; to: number; seen: Set<string>; latencies: number[]; lastStored: number }>;
 
-  constructor(private readonly since: number) {}
+  constructor(runs: TimedRun[]) {
+    this.runs = runs.map((r) => ({ from: r.published.startedAt, to: r.published.endedAt, seen: new Set(), latencies: [], lastStored: 0 }));
+  }
 
   /** One message: its device and seq, when it was published (payload ts) and when stored. */
   add(device: string, seq: number, publishedAt: number, storedAt: number): void {
     this.read++;
-    if (publishedAt < this.since) return;
-    this.seen.add(`${device}/${seq}`);
-    this.latencies.push(storedAt - publishedAt);
-    if (publishedAt < this.firstPublish) this.firstPublish = publishedAt;
-    if (storedAt > this.lastStored) this.lastStored = storedAt;
+    const run = this.runs.find((r) => publishedAt >= r.from && publishedAt <= r.to);
+    if (!run) return;
+    run.seen.add(`${device}/${seq}`);
+    run.latencies.push(storedAt - publishedAt);
+    if (storedAt > run.lastStored) run.lastStored = storedAt;
   }
 
-  result(): ReadBack {
-    return { records: this.latencies.length, distinct: this.seen.size, latenciesMs: Float64Array.from(this.latencies).sort(), firstPublish: this.firstPublish, lastStored: this.lastStored };
+  result(): ReadBack[] {
+    return this.runs.map((r) => ({ records: r.latencies.length, distinct: r.seen.size, latenciesMs: Float64Array.from(r.latencies).sort(), lastStored: r.lastStored }));
   }
 }
 
 /**
- * The result every message-sink benchmark writes (the fields of pg.json), with `extra` after
- * them; prints its one-row table. msg/s runs from the first publish to the last stored message.
+ * The result a message-sink benchmark writes (the fields of pg.json), with `extra` after them;
+ * prints the interleaved runs.
  */
-export function sinkResult(bench: string, size: number, ceilings: number[], run: TimedRun, back: ReadBack, extra: Record<string, unknown>): Record<string, unknown> {
-  const ceiling_msgs_per_s = Math.max(...ceilings);
-  const weir_msgs_per_s = Math.round(back.records / ((back.lastStored - back.firstPublish) / 1000));
-  const r = {
+export function sinkResult(bench: string, size: number, ceilings: CeilingRun[], runs: TimedRun[], backs: ReadBack[], extra: Record<string, unknown>): Record<string, unknown> {
+  const fields = measuredFields(ceilings, runs, backs);
+  printInterleaved(bench, fields);
+  return {
     bench,
     command: `npm run bench -- ${bench}`,
     at: new Date().toISOString(),
     machine: machine(),
     placement: placement(),
-    messages: run.published.published,
+    messages_per_run: MESSAGES,
+    rounds: runs.length,
     warmup_messages: WARMUP,
     payload_bytes: size,
-    published: run.published.acked,
-    stored: back.distinct,
-    lost: run.published.acked - back.distinct,
-    duplicates: back.records - back.distinct,
-    ceiling_msgs_per_s,
-    ceiling_runs_msgs_per_s: ceilings,
-    weir_msgs_per_s,
-    ratio: ratio(weir_msgs_per_s, ceiling_msgs_per_s),
-    p50_ms: Math.round(percentile(back.latenciesMs, 50)),
-    p99_ms: Math.round(percentile(back.latenciesMs, 99)),
-    weir_cpu_pct: run.weir_cpu_pct,
-    weir_cpu_us_per_msg: run.weir_cpu_us_per_msg,
-    weir_rss_mb_peak: run.weir_rss_mb_peak,
-    weir_msgs_per_cpu_s: Math.round(1e6 / run.weir_cpu_us_per_msg),
-    server_cpu_us_per_msg: run.server_cpu_us_per_msg,
-    steal_pct: run.steal_pct,
+    ...fields,
     ...extra,
   };
-  printTable([{ 'ceiling msg/s': r.ceiling_msgs_per_s, 'msg/s': r.weir_msgs_per_s, ratio: r.ratio, p50: r.p50_ms, p99: r.p99_ms, 'cpu%': r.weir_cpu_pct, 'µs/msg': r.weir_cpu_us_per_msg, 'rss MB': r.weir_rss_mb_peak, 'server µs/msg': r.server_cpu_us_per_msg, 'steal%': r.steal_pct, lost: r.lost, dup: r.duplicates }]);
-  return r;
 }
 
 /** The placement recorded in every result. */

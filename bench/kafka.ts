@@ -17,12 +17,11 @@ import { startMosquitto } from '../test/harness/mosquitto.js';
 import { tempDir, waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions } from '../test/e2e/fixtures.js';
-import { ceiling, DEVICES, listenerPid, messageSinkFiles, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ReadTally, sinkResult, timedRun, WARMUP, weirNodeArgs, type ReadBack } from './e2e.js';
+import { CeilingSubscriber, DEVICES, interleave, listenerPid, MESSAGES, messageSinkFiles, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ReadTally, ROUNDS, sinkResult, weirNodeArgs, type ReadBack, type TimedRun } from './e2e.js';
 import { writeResult } from './report.js';
 
 const { Kafka, logLevel } = kafkajs;
 
-const N = Number(process.env.BENCH_MESSAGES ?? 200_000);
 const CONNECTIONS = 4;
 const SIZE = 200;
 const PARTITIONS = 6;
@@ -30,11 +29,11 @@ const TOPIC = 'telemetry';
 
 /**
  * Reads the whole topic (`total` records at least) with an independent kafkajs consumer; details
- * the records published from `since` on (the timed run), not the warm-up's.
+ * the records of each timed run.
  */
-async function readBack(brokers: string[], total: number, since: number): Promise<ReadBack> {
+async function readBack(brokers: string[], total: number, runs: TimedRun[]): Promise<ReadBack[]> {
   const consumer = new Kafka({ clientId: 'bench-reader', brokers, logLevel: logLevel.NOTHING }).consumer({ groupId: `bench-${randomUUID()}`, maxWaitTimeInMs: 200 });
-  const tally = new ReadTally(since);
+  const tally = new ReadTally(runs);
   await consumer.connect();
   try {
     await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
@@ -63,13 +62,12 @@ export async function benchKafka(): Promise<object> {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   placeSelf();
   const mq = await startMosquitto();
-  placeLoadListener(mq.port);
+  const brokerPid = placeLoadListener(mq.port);
   const kafka = await startKafka();
   const dir = tempDir('bench-kafka');
   try {
-    process.stdout.write(`kafka bench: ${N} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions\n  placement: ${placement()}\n`);
-    const ceilings = await ceiling(mq.url, N, SIZE, CONNECTIONS);
-    process.stdout.write(`  delivery ceiling before: ${ceilings.join(', ')} msg/s\n`);
+    process.stdout.write(`kafka bench: ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions\n  placement: ${placement()}\n`);
+    const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
 
     const admin = new Kafka({ clientId: 'bench-admin', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
@@ -84,14 +82,14 @@ export async function benchKafka(): Promise<object> {
     });
     const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
     await waitFor(() => weir.ready(), 60_000, 'weir ready');
-    const run = await timedRun(weir, mq.url, N, SIZE, listenerPid(Number(kafka.brokers[0]!.split(':')[1])));
+    const { ceilings, runs } = await interleave({ weir, mqttUrl: mq.url, size: SIZE, brokerPid, serverPid: listenerPid(Number(kafka.brokers[0]!.split(':')[1])) }, ceiling);
+    const total = await weir.metric('weir_sink_success_total');
     await weir.stop();
+    await ceiling.close();
     await endSessions(mq.url, clientId, CONNECTIONS);
-    ceilings.push(...(await ceiling(mq.url, N, SIZE, CONNECTIONS)));
-    process.stdout.write(`  delivery ceiling after: ${ceilings.slice(2).join(', ')} msg/s\n`);
-    const back = await readBack(kafka.brokers, WARMUP + N, run.since);
+    const backs = await readBack(kafka.brokers, total, runs);
 
-    const result = sinkResult('kafka', SIZE, ceilings, run, back, { partitions: PARTITIONS, compression: 'none' });
+    const result = sinkResult('kafka', SIZE, ceilings, runs, backs, { partitions: PARTITIONS, compression: 'none' });
     writeResult('kafka', result);
     return result;
   } finally {

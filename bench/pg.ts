@@ -1,13 +1,13 @@
 // PostgreSQL end-to-end benchmark (npm run bench -- pg): QoS 1, 200 B JSON payloads published
-// through a real Mosquitto as fast as one publisher process goes, measured in one run:
-//   1. the delivery ceiling: the same broker and load, delivered to a subscriber that only counts
-//      (weir's own MQTT reader, acking on receipt);
-//   2. weir end to end with ack after commit (the default), then with `ack: on_receive`, and with
-//      insert_mode values — each: msg/s from first publish to last commit, p50/p99 publish→commit
-//      latency (from the rows: received_at = now() of the inserting transaction, ts = publish
-//      time), weir's CPU and peak RSS from /proc, lost and duplicate rows;
-//   3. the raw insert paths (unnest, multi-row VALUES, COPY) on the same database, without MQTT.
-// Prints a table and writes bench/results/pg.json.
+// through a real Mosquitto as fast as one publisher process goes, measured in one run by the
+// method of bench/e2e.ts (weir's runs interleaved with the MQTT delivery ceiling's):
+//   1. weir with ack after commit and unnest inserts (the defaults), BENCH_ROUNDS runs; then
+//      `ack: on_receive`, and insert_mode values, one run each — each run: msg/s from the first
+//      publish to the last commit, p50/p99 publish→commit latency (from the rows: received_at =
+//      now() of the inserting transaction, ts = publish time), CPU and peak RSS from /proc, lost
+//      and duplicate rows;
+//   2. the raw insert paths (unnest, multi-row VALUES, COPY) on the same database, without MQTT.
+// Prints tables and writes bench/results/pg.json.
 import { execFileSync } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,29 +19,15 @@ import { waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../test/e2e/fixtures.js';
 import { machine, printTable, writeResult } from './report.js';
-import { ceiling, DEVICES, MAX_UNACKED, listenerPid, WARMUP, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ratio, timedRun, weirNodeArgs } from './e2e.js';
+import { CeilingSubscriber, DEVICES, interleave, listenerPid, MAX_UNACKED, measuredFields, MESSAGES, placeLoadListener, placement, placeSelf, printInterleaved, PUB_CLIENTS, ROUNDS, WARMUP, weirNodeArgs, type ReadBack } from './e2e.js';
 
-const N = Number(process.env.BENCH_MESSAGES ?? 200_000);
 const CONNECTIONS = 4;
 const SIZE = 200;
 
-interface WeirRun {
-  mode: string;
-  published: number;
-  stored: number;
-  lost: number;
-  duplicates: number;
-  weir_msgs_per_s: number;
-  p50_ms: number;
-  p99_ms: number;
-  weir_cpu_pct: number;
-  weir_cpu_us_per_msg: number;
-  weir_rss_mb_peak: number;
-  server_cpu_us_per_msg: number;
-  steal_pct: number;
-}
+/** One weir configuration, measured by interleave(): the fields of measuredFields() with its name. */
+type ModeResult = ReturnType<typeof measuredFields> & { mode: string };
 
-async function weirRun(mqttUrl: string, adminUrl: string, mode: string, extra: { ack?: string; insertMode?: string }): Promise<WeirRun> {
+async function weirMode(mqttUrl: string, brokerPid: number, adminUrl: string, ceiling: CeilingSubscriber, rounds: number, mode: string, extra: { ack?: string; insertMode?: string }): Promise<ModeResult> {
   const pgUrl = await freshDatabase(adminUrl, 'bench');
   const clientId = `bench-${mode}`;
   let files = telemetryFiles({ mqttUrl, pgUrl, clientId, connections: CONNECTIONS });
@@ -55,33 +41,24 @@ async function weirRun(mqttUrl: string, adminUrl: string, mode: string, extra: {
   };
   const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
-  const run = await timedRun(weir, mqttUrl, N, SIZE, listenerPid(Number(new URL(adminUrl).port)));
-  const [r] = await query<{ rows: string; distinct: string; first_pub: Date; last_commit: Date; p50: number; p99: number }>(
-    pgUrl,
-    `SELECT count(*) AS rows, count(DISTINCT (device_id, seq)) AS distinct, min(ts) AS first_pub, max(received_at) AS last_commit,
-            percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM received_at - ts) * 1000) AS p50,
-            percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM received_at - ts) * 1000) AS p99
-       FROM telemetry WHERE ts >= $1`,
-    [new Date(run.since)],
-  );
+  const { ceilings, runs } = await interleave({ weir, mqttUrl, size: SIZE, brokerPid, serverPid: listenerPid(Number(new URL(adminUrl).port)) }, ceiling, rounds);
   await weir.stop();
   await endSessions(mqttUrl, clientId, CONNECTIONS);
-  const seconds = (r!.last_commit.getTime() - r!.first_pub.getTime()) / 1000;
-  return {
-    mode,
-    published: run.published.acked,
-    stored: Number(r!.distinct),
-    lost: run.published.acked - Number(r!.distinct),
-    duplicates: Number(r!.rows) - Number(r!.distinct),
-    weir_msgs_per_s: Math.round(N / seconds),
-    p50_ms: Math.round(r!.p50),
-    p99_ms: Math.round(r!.p99),
-    weir_cpu_pct: run.weir_cpu_pct,
-    weir_cpu_us_per_msg: run.weir_cpu_us_per_msg,
-    weir_rss_mb_peak: run.weir_rss_mb_peak,
-    server_cpu_us_per_msg: run.server_cpu_us_per_msg,
-    steal_pct: run.steal_pct,
-  };
+  // Each run's rows, by publish time (ts) inside its publisher's window; received_at is the
+  // inserting transaction's now(), so the latest one is when the run's last row was committed.
+  const backs: ReadBack[] = [];
+  for (const run of runs) {
+    const [r] = await query<{ rows: string; distinct: string; last_commit: Date }>(
+      pgUrl,
+      'SELECT count(*) AS rows, count(DISTINCT (device_id, seq)) AS distinct, max(received_at) AS last_commit FROM telemetry WHERE ts BETWEEN $1 AND $2',
+      [new Date(run.published.startedAt), new Date(run.published.endedAt)],
+    );
+    const lat = await query<{ ms: number }>(pgUrl, 'SELECT extract(epoch FROM received_at - ts) * 1000 AS ms FROM telemetry WHERE ts BETWEEN $1 AND $2 ORDER BY 1', [new Date(run.published.startedAt), new Date(run.published.endedAt)]);
+    backs.push({ records: Number(r!.rows), distinct: Number(r!.distinct), lastStored: r!.last_commit.getTime(), latenciesMs: Float64Array.from(lat, (l) => Number(l.ms)) });
+  }
+  const fields = measuredFields(ceilings, runs, backs);
+  printInterleaved(mode, fields);
+  return { mode, ...fields };
 }
 
 /** The three bulk paths on their own: 100k rows in batches of 1000, rows/s. */
@@ -120,58 +97,39 @@ export async function benchPg(): Promise<object> {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   placeSelf();
   const mq = await startMosquitto();
-  placeLoadListener(mq.port);
+  const brokerPid = placeLoadListener(mq.port);
   const server = await startPostgres({ fsync: true });
   try {
-    process.stdout.write(`pg bench: ${N} messages of 200 B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections\n`);
+    process.stdout.write(`pg bench: ${ROUNDS} × ${MESSAGES} messages of 200 B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections\n`);
     process.stdout.write(`  placement: ${placement()}\n`);
-    const ceilings = await ceiling(mq.url, N, SIZE, CONNECTIONS);
-    process.stdout.write(`  delivery ceiling before: ${ceilings.join(', ')} msg/s\n`);
-    const runs: WeirRun[] = [];
-    for (const [mode, extra] of [
-      ['after_commit', {}],
-      ['on_receive', { ack: 'on_receive' }],
-      ['after_commit_values', { insertMode: 'values' }],
+    const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
+    // The default (ack after commit, unnest) over ROUNDS runs; the alternatives once each.
+    const modes: ModeResult[] = [];
+    for (const [mode, rounds, extra] of [
+      ['after_commit', ROUNDS, {}],
+      ['on_receive', 1, { ack: 'on_receive' }],
+      ['after_commit_values', 1, { insertMode: 'values' }],
     ] as const) {
-      runs.push(await weirRun(mq.url, server.url, mode, extra));
-      process.stdout.write(`  ${mode}: ${runs.at(-1)!.weir_msgs_per_s} msg/s\n`);
+      modes.push(await weirMode(mq.url, brokerPid, server.url, ceiling, rounds, mode, extra));
     }
-    ceilings.push(...(await ceiling(mq.url, N, SIZE, CONNECTIONS)));
-    const ceiling_msgs_per_s = Math.max(...ceilings);
-    process.stdout.write(`  delivery ceiling after: ${ceilings.slice(2).join(', ')} msg/s\n`);
+    await ceiling.close();
     const inserts = await insertPaths(server.url);
-    const main = runs[0]!;
+    const { mode: _main, ...main } = modes[0]!;
     const result = {
       bench: 'pg',
       command: 'npm run bench -- pg',
       at: new Date().toISOString(),
       machine: machine(),
       placement: placement(),
-      messages: N,
+      messages_per_run: MESSAGES,
+      rounds: ROUNDS,
       warmup_messages: WARMUP,
-      payload_bytes: 200,
-      published: main.published,
-      stored: main.stored,
-      lost: main.lost,
-      duplicates: main.duplicates,
-      ceiling_msgs_per_s,
-      ceiling_runs_msgs_per_s: ceilings,
-      weir_msgs_per_s: main.weir_msgs_per_s,
-      ratio: ratio(main.weir_msgs_per_s, ceiling_msgs_per_s),
-      p50_ms: main.p50_ms,
-      p99_ms: main.p99_ms,
-      weir_cpu_pct: main.weir_cpu_pct,
-      weir_cpu_us_per_msg: main.weir_cpu_us_per_msg,
-      weir_rss_mb_peak: main.weir_rss_mb_peak,
-      weir_msgs_per_cpu_s: Math.round(1e6 / main.weir_cpu_us_per_msg),
-      server_cpu_us_per_msg: main.server_cpu_us_per_msg,
-      steal_pct: main.steal_pct,
-      runs: runs.map((r) => ({ ...r, ratio: ratio(r.weir_msgs_per_s, ceiling_msgs_per_s) })),
+      payload_bytes: SIZE,
+      ...main,
+      other_modes: modes.slice(1).map((m) => ({ mode: m.mode, weir_msgs_per_s: m.weir_msgs_per_s, ratio: m.ratio, p50_ms: m.p50_ms, p99_ms: m.p99_ms, weir_cpu_us_per_msg: m.weir_cpu_us_per_msg, weir_rss_mb_peak: m.weir_rss_mb_peak, server_cpu_us_per_msg: m.server_cpu_us_per_msg, lost: m.lost, duplicates: m.duplicates })),
       insert_paths_rows_per_s: inserts,
     };
-    printTable(
-      runs.map((r) => ({ mode: r.mode, 'msg/s': r.weir_msgs_per_s, ratio: (r.weir_msgs_per_s / ceiling_msgs_per_s).toFixed(2), p50: r.p50_ms, p99: r.p99_ms, 'cpu%': r.weir_cpu_pct, 'µs/msg': r.weir_cpu_us_per_msg, 'rss MB': r.weir_rss_mb_peak, 'server µs/msg': r.server_cpu_us_per_msg, lost: r.lost, dup: r.duplicates })),
-    );
+    printTable(modes.map((m) => ({ mode: m.mode, 'msg/s': m.weir_msgs_per_s, ratio: m.ratio, 'to best ceiling': m.ratio_to_best_ceiling, p50: m.p50_ms, p99: m.p99_ms, 'µs/msg': m.weir_cpu_us_per_msg, 'rss MB': m.weir_rss_mb_peak, 'server µs/msg': m.server_cpu_us_per_msg, lost: m.lost, dup: m.duplicates })));
     process.stdout.write(`  insert paths (rows/s, batches of 1000, no MQTT): ${JSON.stringify(inserts)}\n`);
     writeResult('pg', result);
     return result;

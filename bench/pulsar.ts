@@ -18,10 +18,9 @@ import { tempDir, waitFor } from '../test/harness/process.js';
 import { startPulsar } from '../test/harness/pulsar.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions } from '../test/e2e/fixtures.js';
-import { ceiling, DEVICES, listenerPid, messageSinkFiles, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ReadTally, sinkResult, timedRun, WARMUP, weirNodeArgs, type ReadBack } from './e2e.js';
+import { CeilingSubscriber, DEVICES, interleave, listenerPid, MESSAGES, messageSinkFiles, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ReadTally, ROUNDS, sinkResult, weirNodeArgs, type ReadBack, type TimedRun } from './e2e.js';
 import { writeResult } from './report.js';
 
-const N = Number(process.env.BENCH_MESSAGES ?? 200_000);
 const CONNECTIONS = 4;
 const SIZE = 1024;
 const PARTITIONS = 10;
@@ -29,11 +28,10 @@ const TOPIC = 'persistent://public/default/telemetry';
 
 /**
  * Reads every partition from the earliest message until `total` arrived, then 1 s more
- * (duplicates); details the messages published from `since` on (the timed run), not the
- * warm-up's. Also sums every payload read, to set against the topic's storage size.
+ * (duplicates); details the messages of each timed run. Also sums every payload read, to set against the topic's storage size.
  */
-async function readBack(httpUrl: string, total: number, since: number, timeoutMs = 600_000): Promise<ReadBack & { rawBytes: number }> {
-  const tally = new ReadTally(since);
+async function readBack(httpUrl: string, total: number, runs: TimedRun[], timeoutMs = 600_000): Promise<{ backs: ReadBack[]; rawBytes: number }> {
+  const tally = new ReadTally(runs);
   let rawBytes = 0;
   const sockets: WebSocket[] = [];
   try {
@@ -62,20 +60,19 @@ async function readBack(httpUrl: string, total: number, since: number, timeoutMs
   } finally {
     for (const ws of sockets) ws.terminate();
   }
-  return { ...tally.result(), rawBytes };
+  return { backs: tally.result(), rawBytes };
 }
 
 export async function benchPulsar(): Promise<object> {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   placeSelf();
   const mq = await startMosquitto();
-  placeLoadListener(mq.port);
+  const brokerPid = placeLoadListener(mq.port);
   const pulsar = await startPulsar();
   const dir = tempDir('bench-pulsar');
   try {
-    process.stdout.write(`pulsar bench: ${N} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions, zlib\n  placement: ${placement()}\n`);
-    const ceilings = await ceiling(mq.url, N, SIZE, CONNECTIONS);
-    process.stdout.write(`  delivery ceiling before: ${ceilings.join(', ')} msg/s\n`);
+    process.stdout.write(`pulsar bench: ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions, zlib\n  placement: ${placement()}\n`);
+    const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
 
     const clientId = 'bench-pulsar';
     const files = messageSinkFiles({
@@ -84,15 +81,15 @@ export async function benchPulsar(): Promise<object> {
     });
     const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
     await waitFor(() => weir.ready(), 60_000, 'weir ready');
-    const run = await timedRun(weir, mq.url, N, SIZE, listenerPid(Number(new URL(pulsar.serviceUrl).port)));
+    const { ceilings, runs } = await interleave({ weir, mqttUrl: mq.url, size: SIZE, brokerPid, serverPid: listenerPid(Number(new URL(pulsar.serviceUrl).port)) }, ceiling);
+    const total = await weir.metric('weir_sink_success_total');
     await weir.stop();
+    await ceiling.close();
     await endSessions(mq.url, clientId, CONNECTIONS);
-    ceilings.push(...(await ceiling(mq.url, N, SIZE, CONNECTIONS)));
-    process.stdout.write(`  delivery ceiling after: ${ceilings.slice(2).join(', ')} msg/s\n`);
-    const back = await readBack(pulsar.httpUrl, WARMUP + N, run.since);
+    const back = await readBack(pulsar.httpUrl, total, runs);
     const stats = (await (await fetch(`${pulsar.httpUrl}/admin/v2/persistent/${TOPIC.slice('persistent://'.length)}/partitioned-stats`)).json()) as { storageSize: number };
 
-    const result = sinkResult('pulsar', SIZE, ceilings, run, back, { partitions: PARTITIONS, compression: 'zlib', raw_bytes: back.rawBytes, stored_bytes: stats.storageSize });
+    const result = sinkResult('pulsar', SIZE, ceilings, runs, back.backs, { partitions: PARTITIONS, compression: 'zlib', raw_bytes: back.rawBytes, stored_bytes: stats.storageSize });
     process.stdout.write(`  ${(back.rawBytes / 1e6).toFixed(1)} MB of payloads stored as ${(stats.storageSize / 1e6).toFixed(1)} MB\n`);
     writeResult('pulsar', result);
     return result;
