@@ -2,6 +2,8 @@
 FROM node:20-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
+# npm ci's postinstall applies these fixes to dependencies (patches/README.md).
+COPY patches ./patches
 COPY src ./src
 COPY bin ./bin
 # npm ci runs `prepare` (tsc). pulsar-client's install downloads its prebuilt native library here,

@@ -2,6 +2,7 @@
 // and record encoding. The broker-facing behaviour is in kafka.int.test.ts, against a real broker.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
@@ -222,5 +223,33 @@ describe('kafka action encoding', () => {
     assert.equal(checkTopicName('a'.repeat(249)), undefined);
     assert.notEqual(checkTopicName('a'.repeat(250)), undefined);
     assert.notEqual(checkTopicName('..'), undefined);
+  });
+});
+
+// kafkajs as patched at install (patches/kafkajs+2.2.4.patch): the parts the patch rewrote.
+describe('kafkajs produce path as patched', () => {
+  const require = createRequire(import.meta.url);
+  type Grouper = (a: { topic: string; partitionMetadata: Array<{ partitionId: number; leader: number }>; messages: kafkajs.Message[]; partitioner: (a: { message: kafkajs.Message }) => number }) => Record<string, kafkajs.Message[]>;
+  const group = require('kafkajs/src/producer/groupMessagesPerPartition.js') as Grouper;
+  const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.js') as (r: object) => { buffer: Buffer };
+
+  it('groups every message once, in order, under the partition the partitioner picks', () => {
+    const partitionMetadata = Array.from({ length: 6 }, (_, p) => ({ partitionId: p, leader: 0 }));
+    const messages = Array.from({ length: 5000 }, (_, i) => ({ key: `device-${i % 97}`, value: String(i) }));
+    const partitioner = ({ message }: { message: kafkajs.Message }) => partitionForKey(Buffer.from(message.key as string), 6);
+    const grouped = group({ topic: 't', partitionMetadata, messages, partitioner });
+    const expected: Record<string, kafkajs.Message[]> = {};
+    for (const m of messages) (expected[partitioner({ message: m })] ??= []).push(m);
+    assert.deepEqual(grouped, expected);
+    assert.equal(Object.values(grouped).reduce((n, l) => n + l.length, 0), 5000);
+    assert.deepEqual(group({ topic: 't', partitionMetadata: [], messages, partitioner }), {});
+  });
+
+  it('encodes a record to the bytes of the Kafka record format', () => {
+    // length 8, attributes 0, timestamp delta 0, offset delta 0, key "k", value "v", no headers
+    assert.deepEqual([...encodeRecord({ key: Buffer.from('k'), value: Buffer.from('v'), offsetDelta: 0, timestampDelta: 0 }).buffer], [0x10, 0, 0, 0, 2, 0x6b, 2, 0x76, 0]);
+    // a null key, offset delta 3, one header h=x: the encoder grows past its sized start correctly
+    const withHeader = encodeRecord({ key: null, value: Buffer.from('v'), headers: { h: Buffer.from('x') }, offsetDelta: 3, timestampDelta: 0 }).buffer;
+    assert.deepEqual([...withHeader], [0x16, 0, 0, 6, 1, 2, 0x76, 2, 2, 0x68, 2, 0x78]);
   });
 });
