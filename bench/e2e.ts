@@ -400,12 +400,18 @@ export const runRate = (run: TimedRun, messages: number, lastStored: number): nu
  * (`neighbours`, the ceiling at the weir run's time if it drifted evenly between them) or over
  * the higher of the two (`higher`, as if every dip were noise that spared weir's run).
  */
-export function bracketedRatios(ceilings: CeilingRun[], rates: number[], pick: 'neighbours' | 'higher'): number[] {
+export function bracketedRatios(ceilings: CeilingRun[], rates: number[], pick: 'neighbours' | 'higher'): Array<number | null> {
   return rates.map((w, k) => {
-    const [a, b] = [ceilings[k]!.msgs_per_s, ceilings[k + 1]!.msgs_per_s];
-    return ratio(w, pick === 'higher' ? Math.max(a, b) : (a + b) / 2);
+    // A ceiling still over the steal limit after its re-measurements is left out: the weir run
+    // is compared with its other neighbour alone, or with none (null, out of the median).
+    const near = [ceilings[k]!, ceilings[k + 1]!].filter((c) => c.steal_pct <= MAX_STEAL_PCT).map((c) => c.msgs_per_s);
+    if (near.length === 0) return null;
+    return ratio(w, pick === 'higher' ? Math.max(...near) : near.reduce((a, b) => a + b, 0) / near.length);
   });
 }
+
+/** The median of the ratios that could be measured, to 0.01. */
+export const medianRatio = (rs: Array<number | null>): number => Math.round(median(rs.filter((r): r is number => r !== null)) * 100) / 100;
 
 /** The median (the mean of the middle two for an even count). */
 export function median(xs: number[]): number {
@@ -432,8 +438,8 @@ export function measuredFields(ceilings: CeilingRun[], runs: TimedRun[], backs: 
     lost: published - stored,
     duplicates: backs.reduce((a, b) => a + b.records - b.distinct, 0),
     weir_msgs_per_s: median(rates),
-    ratio: median(ratios),
-    ratio_to_higher_neighbour: median(bracketedRatios(ceilings, rates, 'higher')),
+    ratio: medianRatio(ratios),
+    ratio_to_higher_neighbour: medianRatio(bracketedRatios(ceilings, rates, 'higher')),
     ceiling_msgs_per_s: best,
     ratio_to_best_ceiling: ratio(median(rates), best),
     p50_ms: Math.round(percentile(latencies, 50)),
@@ -477,7 +483,7 @@ export function printInterleaved(label: string, fields: ReturnType<typeof measur
     if (runs[k]) row(label, runs[k]!);
   });
   printTable(rows);
-  process.stdout.write(`  ${label}: ratio ${fields.ratio} (median of ${runs.length}; ${fields.ratio_to_higher_neighbour} to the higher neighbour, ${fields.ratio_to_best_ceiling} to the best ceiling); ${fields.weir_cpu_us_per_msg} µs/msg of weir CPU, ${fields.weir_rss_mb_peak} MB peak RSS, lost ${fields.lost}, duplicates ${fields.duplicates}\n`);
+  process.stdout.write(`  ${label}: ratio ${fields.ratio} (median of ${(fields.runs as Array<{ ratio: number | null }>).filter((r) => r.ratio !== null).length}; ${fields.ratio_to_higher_neighbour} to the higher neighbour, ${fields.ratio_to_best_ceiling} to the best ceiling); ${fields.weir_cpu_us_per_msg} µs/msg of weir CPU, ${fields.weir_rss_mb_peak} MB peak RSS, lost ${fields.lost}, duplicates ${fields.duplicates}\n`);
 }
 
 /**
