@@ -42,11 +42,14 @@ export const PUB_CLIENTS = 20;
 /** weir's broker.max_unacked per connection in the benchmarks (BENCH_MAX_UNACKED; weir's default). */
 export const MAX_UNACKED = Number(process.env.BENCH_MAX_UNACKED ?? 2_000);
 export const DEVICES = 1000;
+/** The sink's batch in the benchmarks: BENCH_BATCH_ITEMS items or BENCH_BATCH_DELAY_MS, whichever first (the shipped weir.yaml's). */
+export const BATCH = { maxItems: Number(process.env.BENCH_BATCH_ITEMS ?? 2_000), maxDelayMs: Number(process.env.BENCH_BATCH_DELAY_MS ?? 20) };
+export const BATCH_YAML = `batch: { max_items: ${BATCH.maxItems}, max_delay_ms: ${BATCH.maxDelayMs} }`;
 
 /**
  * weir's files for a message-sink benchmark: `connections` connections in one share group, the
- * sink `events` (its type-specific YAML in `sinkYaml`, indented by 4), batches of up to 2,000 or
- * 20 ms, 4 in flight, and one rule that sends every sample to it keyed by device (`actionYaml`
+ * sink `events` (its type-specific YAML in `sinkYaml`, indented by 4), batches as BATCH says,
+ * 4 in flight, and one rule that sends every sample to it keyed by device (`actionYaml`
  * adds the action's own keys, indented by 4).
  */
 export function messageSinkFiles(o: { mqttUrl: string; clientId: string; connections: number; dir: string; sinkYaml: string; actionYaml?: string }): WeirFiles {
@@ -62,7 +65,7 @@ broker:
 sinks:
   events:
 ${o.sinkYaml}
-    batch: { max_items: 2000, max_delay_ms: 20 }
+    ${BATCH_YAML}
     max_in_flight: 4
 dead_letter: { file: ${join(o.dir, 'dead-letters.jsonl')} }
 http: { host: 127.0.0.1, port: {{HTTP_PORT}} }
@@ -163,6 +166,10 @@ export interface CeilingRun {
   publisher_cpu_us_per_msg: number;
   /** The hypervisor's steal, % of the machine. */
   steal_pct: number;
+  /** The publisher's own rate (first publish to last PUBACK from Mosquitto). */
+  publish_msgs_per_s: number;
+  /** From the publisher's last PUBACK to the last message seen: the part of the run that is latency, not rate. */
+  tail_ms: number;
   /** Set when earlier attempts were discarded for steal above MAX_STEAL_PCT. */
   remeasured_for_steal?: number;
 }
@@ -221,7 +228,7 @@ export class CeilingSubscriber {
     const p = await publish(this.url, n, this.size, CEILING_TOPICS);
     await waitFor(() => this.count >= n, 120_000, 'the counting subscriber to see every message');
     const m = meter.read(n);
-    return { msgs_per_s: Math.round(n / ((this.last - p.startedAt) / 1000)), ...m, publisher_cpu_us_per_msg: usPerMsg(p.cpu_ms, n) };
+    return { msgs_per_s: Math.round(n / ((this.last - p.startedAt) / 1000)), ...m, publisher_cpu_us_per_msg: usPerMsg(p.cpu_ms, n), publish_msgs_per_s: p.msgs_per_s, tail_ms: this.last - p.endedAt };
   }
 
   async close(): Promise<void> {
@@ -467,6 +474,8 @@ export function measuredFields(ceilings: CeilingRun[], runs: TimedRun[], backs: 
       publisher_cpu_us_per_msg: r.publisher_cpu_us_per_msg,
       core_busy_pct: r.core_busy_pct,
       steal_pct: r.steal_pct,
+      publish_msgs_per_s: r.published.msgs_per_s,
+      tail_ms: backs[k]!.lastStored - r.published.endedAt,
     })),
   };
 }
@@ -477,7 +486,7 @@ export function printInterleaved(label: string, fields: ReturnType<typeof measur
   const runs = fields.runs as Array<Record<string, unknown>>;
   const rows: Array<Record<string, unknown>> = [];
   const row = (what: string, r: Record<string, unknown>) =>
-    rows.push({ run: what, 'msg/s': r.msgs_per_s, ratio: r.ratio ?? '', p50: r.p50_ms ?? '', p99: r.p99_ms ?? '', 'weir µs/msg': r.weir_cpu_us_per_msg ?? '', 'server µs/msg': r.server_cpu_us_per_msg ?? '', 'mosq µs/msg': r.broker_cpu_us_per_msg, 'pub µs/msg': r.publisher_cpu_us_per_msg, 'cores busy%': (r.core_busy_pct as number[]).join('/'), 'steal%': r.steal_pct, lost: r.published === undefined ? '' : (r.published as number) - (r.stored as number) });
+    rows.push({ run: what, 'msg/s': r.msgs_per_s, ratio: r.ratio ?? '', p50: r.p50_ms ?? '', p99: r.p99_ms ?? '', 'weir µs/msg': r.weir_cpu_us_per_msg ?? '', 'server µs/msg': r.server_cpu_us_per_msg ?? '', 'mosq µs/msg': r.broker_cpu_us_per_msg, 'pub µs/msg': r.publisher_cpu_us_per_msg, 'cores busy%': (r.core_busy_pct as number[]).join('/'), 'steal%': r.steal_pct, 'pub msg/s': r.publish_msgs_per_s, 'tail ms': r.tail_ms, lost: r.published === undefined ? '' : (r.published as number) - (r.stored as number) });
   ceilings.forEach((c, k) => {
     row('ceiling', c as unknown as Record<string, unknown>);
     if (runs[k]) row(label, runs[k]!);
@@ -557,6 +566,7 @@ export function sinkResult(bench: string, size: number, ceilings: CeilingRun[], 
     at: new Date().toISOString(),
     machine: machine(),
     placement: placement(),
+    weir_settings: weirSettings(),
     messages_per_run: MESSAGES,
     rounds: runs.length,
     warmup_messages: WARMUP,
@@ -564,6 +574,11 @@ export function sinkResult(bench: string, size: number, ceilings: CeilingRun[], 
     ...fields,
     ...extra,
   };
+}
+
+/** The weir settings a benchmark's knobs change, recorded in every result. */
+export function weirSettings(): Record<string, number> {
+  return { max_unacked: MAX_UNACKED, batch_max_items: BATCH.maxItems, batch_max_delay_ms: BATCH.maxDelayMs };
 }
 
 /** The placement recorded in every result. */

@@ -19,7 +19,7 @@ import { waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../test/e2e/fixtures.js';
 import { machine, printTable, writeResult } from './report.js';
-import { CeilingSubscriber, DEVICES, interleave, listenerPid, MAX_UNACKED, measuredFields, MESSAGES, placeLoadListener, placement, placeSelf, printInterleaved, PUB_CLIENTS, ROUNDS, WARMUP, weirNodeArgs, type ReadBack } from './e2e.js';
+import { BATCH_YAML, CeilingSubscriber, DEVICES, interleave, listenerPid, MAX_UNACKED, measuredFields, MESSAGES, placeLoadListener, placement, placeSelf, printInterleaved, PUB_CLIENTS, ROUNDS, WARMUP, weirNodeArgs, weirSettings, type ReadBack } from './e2e.js';
 
 const CONNECTIONS = 4;
 const SIZE = 200;
@@ -35,7 +35,7 @@ async function weirMode(mqttUrl: string, brokerPid: number, adminUrl: string, ce
     ...files,
     config: files.config
       .replace('max_unacked: 5000', `max_unacked: ${MAX_UNACKED}`)
-      .replace('batch: { max_items: 1000, max_delay_ms: 10 }', 'batch: { max_items: 2000, max_delay_ms: 20 }')
+      .replace('batch: { max_items: 1000, max_delay_ms: 10 }', BATCH_YAML)
       .replace('    connect_timeout_ms: 2000', `    connect_timeout_ms: 2000\n    insert_mode: ${extra.insertMode ?? 'unnest'}`)
       .replace('  max_payload_bytes', `  ack: ${extra.ack ?? 'after_commit'}\n  max_payload_bytes`),
   };
@@ -121,6 +121,7 @@ export async function benchPg(): Promise<object> {
       at: new Date().toISOString(),
       machine: machine(),
       placement: placement(),
+      weir_settings: weirSettings(),
       messages_per_run: MESSAGES,
       rounds: ROUNDS,
       warmup_messages: WARMUP,
