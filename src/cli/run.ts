@@ -10,6 +10,9 @@ import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
 
+/** How long a stopped weir waits for its event loop to empty before it exits anyway. */
+const EXIT_WAIT_MS = 2_000;
+
 const HELP = `usage: weir run [--config FILE] [--grace-ms N] [--drain]
 
 Connects to the broker and the sinks and runs the rules until SIGTERM or SIGINT. On those it stops
@@ -75,6 +78,13 @@ export const runCommand: Command = {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+    // Everything weir opened is closed now; a handle a library left behind (a retry timer, a
+    // socket still connecting) must not keep a stopped weir alive until the orchestrator's
+    // SIGKILL, which would make a clean stop look like a crash. Name it, then exit.
+    setTimeout(() => {
+      log.warn({ handles: process.getActiveResourcesInfo() }, 'stopped, but open handles keep the process alive; exiting');
+      process.exit(code);
+    }, EXIT_WAIT_MS).unref();
     return code;
   },
 };

@@ -115,11 +115,33 @@ export class Runtime {
     const drained = await this.ingest.drained(Math.max(0, deadline - Date.now()), endSession ? 1000 : 0);
     if (!drained) this.log.warn('grace period over with messages unacked; the broker will redeliver them');
     this.abort.abort();
-    await this.ingest.close(endSession && drained);
     clearInterval(this.probeTimer);
-    for (const r of this.runners.values()) await r.close().catch((err: unknown) => this.log.warn({ sink: r.name, err: errorText(err) }, 'closing sink failed'));
-    await new Promise<void>((res) => (this.server ? this.server.close(() => res()) : res()));
+    // Closing waits on peers (DISCONNECT written, producers closed on the broker, HTTP clients
+    // gone); a peer that does not answer must not hold the process past the grace period, so
+    // each step is bounded, with a few seconds of its own when the grace is already spent.
+    const closeBy = Math.max(deadline, Date.now() + CLOSE_FLOOR_MS);
+    await this.closeStep('mqtt', this.ingest.close(endSession && drained), closeBy);
+    await Promise.all([...this.runners.values()].map((r) => this.closeStep(`sink ${r.name}`, r.close(), closeBy)));
+    const server = this.server;
+    if (server) {
+      server.closeAllConnections();
+      await this.closeStep('http', new Promise<void>((res) => server.close(() => res())), closeBy);
+    }
     this.log.info('stopped');
+  }
+
+  private async closeStep(what: string, p: Promise<unknown>, deadline: number): Promise<void> {
+    const done = await withDeadline(
+      p.then(
+        () => true,
+        (err: unknown) => {
+          this.log.warn({ part: what, err: errorText(err) }, 'closing failed');
+          return true;
+        },
+      ),
+      deadline,
+    );
+    if (!done) this.log.warn({ part: what }, 'closing did not finish in time; left behind');
   }
 
   private deadLetters(): DeadLetterQueue {
@@ -137,9 +159,13 @@ export class Runtime {
   }
 }
 
+/** Time each closing step gets when the grace period is already spent. */
+const CLOSE_FLOOR_MS = 5_000;
+
 /** Waits for `p`, or until `deadline` (epoch ms), whichever comes first; leaves no timer behind. */
-async function withDeadline(p: Promise<unknown>, deadline: number): Promise<void> {
+async function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise((res) => (timer = setTimeout(res, Math.max(0, deadline - Date.now()))))]);
+  const result = await Promise.race([p, new Promise<undefined>((res) => (timer = setTimeout(() => res(undefined), Math.max(0, deadline - Date.now()))))]);
   clearTimeout(timer);
+  return result;
 }

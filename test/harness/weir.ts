@@ -87,6 +87,9 @@ export async function startWeir(files: WeirFiles, opts: { dir?: string; env?: No
     },
     async stop() {
       await svc.stop(60_000);
+      // A part that did not close in time is survivable (weir bounds it) but worth seeing in CI.
+      const stuck = svc.tail(100_000).split('\n').filter((l) => l.includes('left behind') || l.includes('open handles keep'));
+      if (stuck.length) process.stderr.write(`weir in ${dir} stopped with parts left open:\n${stuck.join('\n')}\n`);
       return svc.proc.exitCode;
     },
   };
