@@ -168,7 +168,7 @@ export interface CeilingRun {
   steal_pct: number;
   /** The publisher's own rate (first publish to last PUBACK from Mosquitto). */
   publish_msgs_per_s: number;
-  /** From the publisher's last PUBACK to the last message seen: the part of the run that is latency, not rate. */
+  /** Last message seen minus the publisher's last PUBACK (signed; a ceiling's is often slightly negative): the part of the run that is latency, not rate. */
   tail_ms: number;
   /** Set when earlier attempts were discarded for steal above MAX_STEAL_PCT. */
   remeasured_for_steal?: number;
@@ -560,6 +560,11 @@ export class ReadTally {
 export function sinkResult(bench: string, size: number, ceilings: CeilingRun[], runs: TimedRun[], backs: ReadBack[], extra: Record<string, unknown>): Record<string, unknown> {
   const fields = measuredFields(ceilings, runs, backs);
   printInterleaved(bench, fields);
+  return { ...resultHeader(bench, size, runs.length), ...fields, ...extra };
+}
+
+/** What every benchmark result starts with: which bench, how it was run, on what, with which knobs. */
+export function resultHeader(bench: string, size: number, rounds: number): Record<string, unknown> {
   return {
     bench,
     command: `npm run bench -- ${bench}`,
@@ -568,12 +573,19 @@ export function sinkResult(bench: string, size: number, ceilings: CeilingRun[], 
     placement: placement(),
     weir_settings: weirSettings(),
     messages_per_run: MESSAGES,
-    rounds: runs.length,
+    rounds,
     warmup_messages: WARMUP,
     payload_bytes: size,
-    ...fields,
-    ...extra,
   };
+}
+
+/**
+ * `text` with `from` replaced by `to`; throws when `from` is not there, so a benchmark's config
+ * edit cannot silently stop applying when the fixture it edits changes.
+ */
+export function replaceOnce(text: string, from: string, to: string): string {
+  if (!text.includes(from)) throw new Error(`bench config edit: ${JSON.stringify(from)} not found in the fixture`);
+  return text.replace(from, to);
 }
 
 /** The weir settings a benchmark's knobs change, recorded in every result. */

@@ -18,8 +18,8 @@ import { freshDatabase, startPostgres } from '../test/harness/postgres.js';
 import { waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../test/e2e/fixtures.js';
-import { machine, printTable, writeResult } from './report.js';
-import { BATCH_YAML, CeilingSubscriber, DEVICES, interleave, listenerPid, MAX_UNACKED, measuredFields, MESSAGES, placeLoadListener, placement, placeSelf, printInterleaved, PUB_CLIENTS, ROUNDS, WARMUP, weirNodeArgs, weirSettings, type ReadBack } from './e2e.js';
+import { printTable, writeResult } from './report.js';
+import { BATCH_YAML, CeilingSubscriber, DEVICES, interleave, listenerPid, MAX_UNACKED, measuredFields, MESSAGES, placeLoadListener, placement, placeSelf, printInterleaved, PUB_CLIENTS, replaceOnce, resultHeader, ROUNDS, weirNodeArgs, type ReadBack } from './e2e.js';
 
 const CONNECTIONS = 4;
 const SIZE = 200;
@@ -33,11 +33,12 @@ async function weirMode(mqttUrl: string, brokerPid: number, adminUrl: string, ce
   let files = telemetryFiles({ mqttUrl, pgUrl, clientId, connections: CONNECTIONS });
   files = {
     ...files,
-    config: files.config
-      .replace('max_unacked: 5000', `max_unacked: ${MAX_UNACKED}`)
-      .replace('batch: { max_items: 1000, max_delay_ms: 10 }', BATCH_YAML)
-      .replace('    connect_timeout_ms: 2000', `    connect_timeout_ms: 2000\n    insert_mode: ${extra.insertMode ?? 'unnest'}`)
-      .replace('  max_payload_bytes', `  ack: ${extra.ack ?? 'after_commit'}\n  max_payload_bytes`),
+    config: [
+      ['max_unacked: 5000', `max_unacked: ${MAX_UNACKED}`],
+      ['batch: { max_items: 1000, max_delay_ms: 10 }', BATCH_YAML],
+      ['    connect_timeout_ms: 2000', `    connect_timeout_ms: 2000\n    insert_mode: ${extra.insertMode ?? 'unnest'}`],
+      ['  max_payload_bytes', `  ack: ${extra.ack ?? 'after_commit'}\n  max_payload_bytes`],
+    ].reduce((text, [from, to]) => replaceOnce(text, from!, to!), files.config),
   };
   const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
@@ -116,16 +117,7 @@ export async function benchPg(): Promise<object> {
     const inserts = await insertPaths(server.url);
     const { mode: _main, ...main } = modes[0]!;
     const result = {
-      bench: 'pg',
-      command: 'npm run bench -- pg',
-      at: new Date().toISOString(),
-      machine: machine(),
-      placement: placement(),
-      weir_settings: weirSettings(),
-      messages_per_run: MESSAGES,
-      rounds: ROUNDS,
-      warmup_messages: WARMUP,
-      payload_bytes: SIZE,
+      ...resultHeader('pg', SIZE, ROUNDS),
       ...main,
       other_modes: modes.slice(1).map((m) => ({ mode: m.mode, weir_msgs_per_s: m.weir_msgs_per_s, ratio: m.ratio, p50_ms: m.p50_ms, p99_ms: m.p99_ms, weir_cpu_us_per_msg: m.weir_cpu_us_per_msg, weir_rss_mb_peak: m.weir_rss_mb_peak, server_cpu_us_per_msg: m.server_cpu_us_per_msg, lost: m.lost, duplicates: m.duplicates })),
       insert_paths_rows_per_s: inserts,
