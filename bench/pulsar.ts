@@ -29,14 +29,21 @@ const TOPIC = 'persistent://public/default/telemetry';
 /**
  * Reads every partition from the earliest message until `total` arrived, then 1 s more
  * (duplicates); details the messages of each timed run. Also sums every payload read, to set against the topic's storage size.
+ * Fails when nothing arrives for `stallMs`: the reader API delivers about 8,000 msg/s here, so a
+ * fixed deadline would fail long runs (5,050,000 messages) that are still reading.
  */
-async function readBack(httpUrl: string, total: number, runs: TimedRun[], timeoutMs = 600_000): Promise<{ backs: ReadBack[]; rawBytes: number }> {
+async function readBack(httpUrl: string, total: number, runs: TimedRun[], stallMs = 60_000): Promise<{ backs: ReadBack[]; rawBytes: number }> {
   const tally = new ReadTally(runs);
   let rawBytes = 0;
   const sockets: WebSocket[] = [];
+  let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`read ${tally.read} of ${total} messages in ${timeoutMs} ms`)), timeoutMs);
+      let lastRead = -1;
+      timer = setInterval(() => {
+        if (tally.read === lastRead) reject(new Error(`read ${tally.read} of ${total} messages, then nothing for ${stallMs} ms`));
+        lastRead = tally.read;
+      }, stallMs);
       let done = false;
       for (let p = 0; p < PARTITIONS; p++) {
         const ws = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/ws/v2/reader/${TOPIC.replace('://', '/')}-partition-${p}?messageId=earliest&receiverQueueSize=5000`);
@@ -51,13 +58,13 @@ async function readBack(httpUrl: string, total: number, runs: TimedRun[], timeou
           tally.add(v.device_id, v.seq, v.ts, Date.parse(m.publishTime));
           if (!done && tally.read >= total) {
             done = true;
-            clearTimeout(timer);
             setTimeout(resolve, 1_000);
           }
         });
       }
     });
   } finally {
+    clearInterval(timer);
     for (const ws of sockets) ws.terminate();
   }
   return { backs: tally.result(), rawBytes };
