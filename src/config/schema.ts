@@ -54,7 +54,7 @@ export const BrokerSpec = Type.Object(
       maximum: 65535,
       default: 2_000,
       description:
-        'Per connection: messages received and not yet acked. When reached, weir stops reading the socket and the broker queues. Also sent as MQTT 5 Receive Maximum. Size it to a connection\'s rate × the time to commit a batch (docs/ingest.md); larger only holds more in memory.',
+        'Per connection: messages received whose outputs are not durable yet (with ack: on_receive and for QoS 0 too, though already acked). When reached, weir stops reading the socket and the broker queues. Also sent as MQTT 5 Receive Maximum. Size it to a connection\'s rate × the time to commit a batch (docs/ingest.md); larger only holds more in memory.',
     }),
     max_payload_bytes: Type.Integer({ minimum: 1, default: 1024 * 1024, description: 'Larger payloads are dead-lettered (reason payload_too_large) instead of evaluated.' }),
     publisher_clientid: Type.Object(

@@ -1,6 +1,9 @@
 // The unacked QoS 1 messages of one connection, in arrival order. A message settles whenever its
 // outputs are durable, in any order; PUBACKs leave in arrival order (MQTT 3.1.1 §4.6 requires it,
-// and brokers count on it), so a settled message waits for the ones before it.
+// and brokers count on it), so a settled message waits for the ones before it. The window is also
+// the bound on what weir holds from the connection (max_unacked): messages that need no ack to
+// wait (QoS 0, `ack: on_receive`) count against it too until their outputs are durable, so a slow
+// or stopped sink pauses reading in every mode instead of filling memory.
 import type { Socket } from 'node:net';
 
 export interface Slot {
@@ -14,11 +17,15 @@ export class AckWindow {
   private head = 0;
   private dead = false;
   private flushScheduled = false;
+  /** Messages held without an ack waiting for them (see hold()). */
+  private unackedHeld = 0;
 
   constructor(
     private readonly max: number,
     private readonly socket: Socket,
     private readonly onAcked: (count: number) => void,
+    /** Called when acks or releases bring the window below its low-water mark. */
+    private readonly onRoom: () => void = () => {},
   ) {}
 
   /** Messages received and not acked yet. */
@@ -26,13 +33,33 @@ export class AckWindow {
     return this.slots.length - this.head;
   }
 
+  /** Messages weir holds from this connection: unacked, and held without an ack. */
+  get held(): number {
+    return this.size + this.unackedHeld;
+  }
+
   get full(): boolean {
-    return this.size >= this.max;
+    return this.held >= this.max;
   }
 
   /** Below the low-water mark: reading may resume (hysteresis avoids pausing on every message). */
   get hasRoom(): boolean {
-    return this.size <= this.max / 2;
+    return this.held <= this.max / 2;
+  }
+
+  /**
+   * Counts a message that needs no ack to wait (QoS 0, or already acked with `ack: on_receive`)
+   * until its outputs are durable; the returned function, called once, releases it.
+   */
+  hold(): () => void {
+    this.unackedHeld++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.unackedHeld--;
+      if (this.hasRoom) this.onRoom();
+    };
   }
 
   push(messageId: number, qos: 1 | 2): Slot {
@@ -77,6 +104,7 @@ export class AckWindow {
       this.head = 0;
     }
     this.onAcked(n);
+    if (this.hasRoom) this.onRoom();
   };
 
   /** The connection is gone: nothing more can be acked on it. Returns how many were pending. */

@@ -1,6 +1,6 @@
 // N MQTT connections in one share group, each subscribed to $share/<group>/<filter> for every
 // filter the rules read. Messages go to the pipeline; their PUBACKs wait for its settle (or go out
-// at once with `ack: on_receive`).
+// at once with `ack: on_receive`, the session still holding the message until it settles).
 import type { BrokerConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/names.js';
@@ -15,7 +15,6 @@ export class Ingest {
     metrics: Metrics,
     log: Logger,
   ) {
-    const onReceive = cfg.ack === 'on_receive';
     for (let i = 0; i < cfg.connections; i++) {
       const id = `${cfg.client_id}-${i}`;
       const received = metrics.ingestReceived.labels(id);
@@ -23,9 +22,7 @@ export class Ingest {
       const unacked = metrics.ingestUnacked.labels(id);
       const connected = metrics.ingestConnected.labels(id);
       const abandoned = metrics.ingestAbandoned.labels(id);
-      // In on_receive mode the message is acked first and handled after, with nothing to wait for.
-      const h: MessageHandler = onReceive ? (msg, settle) => { settle(); handler(msg, noop); } : handler;
-      const session = new MqttSession(cfg, i, h, log, {
+      const session = new MqttSession(cfg, i, handler, log, {
         onState: (up) => connected.set(up ? 1 : 0),
         onReceived: () => { received.inc(); unacked.inc(); },
         onAcked: (n) => { acked.inc(n); unacked.dec(n); },
@@ -70,5 +67,3 @@ export class Ingest {
     await Promise.all(this.sessions.map((s) => s.close(endSession)));
   }
 }
-
-function noop(): void {}

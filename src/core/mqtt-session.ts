@@ -102,13 +102,13 @@ export class MqttSession {
   }
 
   /**
-   * Resolves true when every received message has been settled and acked and nothing has arrived
+   * Resolves true when every received message is settled (its outputs durable) and acked, and nothing has arrived
    * for `quietMs` (after an UNSUBSCRIBE, messages the broker dealt before it may still be on the
    * way), or false after `timeoutMs`.
    */
   async drained(timeoutMs: number, quietMs = 0): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while ((this.window?.size ?? 0) > 0 || Date.now() - this.lastReceivedAt < quietMs) {
+    while ((this.window?.held ?? 0) > 0 || Date.now() - this.lastReceivedAt < quietMs) {
       if (Date.now() > deadline) return false;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -234,10 +234,9 @@ export class MqttSession {
   private onConnected(sock: net.Socket, sessionPresent: boolean): void {
     this.attempt = 0;
     this.state = 'connected';
-    const window = new AckWindow(this.cfg.max_unacked, sock, (n) => {
-      this.events.onAcked?.(n);
-      // Reading paused at max_unacked resumes once acks bring the window below half.
-      if (sock.isPaused() && window.hasRoom && !this.readingStopped && this.socket === sock && this.state === 'connected') sock.resume();
+    const window = new AckWindow(this.cfg.max_unacked, sock, (n) => this.events.onAcked?.(n), () => {
+      // Reading paused at max_unacked resumes once acks or stored outputs bring the window below half.
+      if (sock.isPaused() && !this.readingStopped && this.socket === sock && this.state === 'connected') sock.resume();
     });
     this.window = window;
     this.log.info({ client_id: this.clientId, session_present: sessionPresent }, 'connected to broker');
@@ -277,11 +276,16 @@ export class MqttSession {
       properties: p.properties,
       receivedAt: Date.now(),
     };
-    if (p.qos === 0) {
-      this.handler(msg, noop);
+    const window = this.window!;
+    if (p.qos === 0 || this.cfg.ack === 'on_receive') {
+      // Nothing to wait for before the ack (none for QoS 0): ack now, hold the message in the
+      // window until its outputs are durable.
+      if (p.qos !== 0) window.settle(window.push(p.messageId!, p.qos));
+      const release = window.hold();
+      if (window.full) sock.pause();
+      this.handler(msg, release);
       return;
     }
-    const window = this.window!;
     const slot = window.push(p.messageId!, p.qos);
     if (window.full) sock.pause();
     this.handler(msg, () => window.settle(slot));
@@ -348,4 +352,3 @@ export class MqttSession {
   }
 }
 
-function noop(): void {}

@@ -76,6 +76,24 @@ test('full at max, room again only below half (hysteresis)', async () => {
   assert.equal(w.hasRoom, true);
 });
 
+test('messages held without an ack (QoS 0, ack: on_receive) count against max until released', () => {
+  const { socket } = recordingSocket();
+  let rooms = 0;
+  const w = new AckWindow(4, socket, () => {}, () => rooms++);
+  w.push(1, 1);
+  const releases = [w.hold(), w.hold(), w.hold()];
+  assert.equal(w.size, 1, 'held messages are not unacked ones');
+  assert.equal(w.held, 4);
+  assert.equal(w.full, true);
+  releases[0]!();
+  releases[0]!();
+  assert.equal(w.held, 3, 'a release counts once');
+  assert.equal(rooms, 0, 'no room above half');
+  releases[1]!();
+  assert.equal(w.hasRoom, true);
+  assert.equal(rooms, 1);
+});
+
 test('a long run compacts without losing order, in one write per run of settles', async () => {
   const { socket, acks } = recordingSocket();
   const w = new AckWindow(100_000, socket, () => {});
