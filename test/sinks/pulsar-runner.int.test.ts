@@ -78,7 +78,11 @@ describe('pulsar sink under the core sink runner', { timeout: 400_000 }, () => {
   });
 
   it(`loses nothing when the broker is down for ${OUTAGE_MS / 1000} s mid-stream`, async (t) => {
+    // Each phase's time on stderr, so a run that times out shows where it stood (one CI run did).
+    const t0 = Date.now();
+    const phase = (what: string) => process.stderr.write(`pulsar-runner: ${what} after ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
     broker = await startPulsar();
+    phase('broker started');
     const topic = `persistent://public/default/outage-${Date.now()}`;
     const metrics = createMetrics();
     const stop = new AbortController();
@@ -127,6 +131,7 @@ describe('pulsar sink under the core sink runner', { timeout: 400_000 }, () => {
     })();
     await new Promise((r) => setTimeout(r, 1_000));
     await broker.stop();
+    phase('broker stopped');
     const downAt = Date.now();
     let downSeen = false;
     while (Date.now() - downAt < OUTAGE_MS) {
@@ -137,8 +142,10 @@ describe('pulsar sink under the core sink runner', { timeout: 400_000 }, () => {
     assert.ok(downSeen, 'readiness went down while the broker was stopped');
     const storedBefore = outcomes.length;
     await broker.start();
+    phase('broker started again');
     await stream;
     await finished;
+    phase(`all ${N} records ended`);
     await runner.flush();
     await runner.probe();
     assert.equal(runner.ready, true, 'readiness is back');
@@ -151,6 +158,7 @@ describe('pulsar sink under the core sink runner', { timeout: 400_000 }, () => {
     // The broker's counters restarted with it; the reader sees the whole topic.
     const sinceRestart = (await countPulsarMessages(settings)).total;
     const seqs = await readSeqs(broker.httpUrl, topic, N);
+    phase('topic read back');
     const unique = new Set(seqs);
     for (let i = 0; i < N; i++) assert.ok(unique.has(i), `seq ${i} is in the topic`);
     t.diagnostic(`outage ${OUTAGE_MS} ms: ${N} records, ${storedBefore} stored before the restart, ${retried} item retries, ${seqs.length - N} duplicates read, ${sinceRestart} counted by the broker since its restart`);

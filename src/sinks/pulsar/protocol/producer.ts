@@ -119,7 +119,16 @@ export class PartitionProducer implements ProducerListener {
       () => {
         const batches = this.waiting;
         this.waiting = [];
-        for (const b of batches) this.sendBatch(this.conn!, b);
+        // The connection can close between the producer's creation and this callback (a broker
+        // going down as weir reconnects): the batches then fail now and are retried, instead of
+        // being dropped from every list by a TypeError and never settling.
+        const conn = this.conn;
+        if (!conn || conn.closed) {
+          const err = new WeirError('sink.pulsar.connection_lost', `Pulsar connection for ${this.topic} lost before the batch was sent`, { retriable: true });
+          for (const b of batches) for (const p of b) p.reject(err);
+          return;
+        }
+        for (const b of batches) this.sendBatch(conn, b);
       },
       (err: Error) => {
         const batches = this.waiting;
