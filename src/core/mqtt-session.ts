@@ -102,9 +102,9 @@ export class MqttSession {
   }
 
   /**
-   * Resolves true when every received message is settled (its outputs durable) and acked, and nothing has arrived
-   * for `quietMs` (after an UNSUBSCRIBE, messages the broker dealt before it may still be on the
-   * way), or false after `timeoutMs`.
+   * Resolves true when every received message is settled (its outputs durable) and acked, and
+   * nothing has arrived for `quietMs` (after an UNSUBSCRIBE, messages the broker dealt before it
+   * may still be on the way), or false after `timeoutMs`.
    */
   async drained(timeoutMs: number, quietMs = 0): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
