@@ -19,6 +19,8 @@ export class AckWindow {
   private flushScheduled = false;
   /** Messages held without an ack waiting for them (see hold()). */
   private unackedHeld = 0;
+  /** PUBACKs owed at once (see ackNow()), written with the next flush ahead of any slot. */
+  private immediate: { messageId: number; qos: 1 | 2 }[] = [];
 
   constructor(
     private readonly max: number,
@@ -62,6 +64,21 @@ export class AckWindow {
     };
   }
 
+  /**
+   * Acks a message now (`ack: on_receive`). It does not count as unacked while its PUBACK waits
+   * for the end of the synchronous run: with hold() it would count twice, and a socket chunk of a
+   * few hundred messages would pause reading at half the bound with nothing left to resume it.
+   */
+  ackNow(messageId: number, qos: 1 | 2): void {
+    if (this.dead) return;
+    // Behind an unacked message it has to wait its turn: PUBACKs leave in arrival order.
+    if (this.size > 0) return this.settle(this.push(messageId, qos));
+    this.immediate.push({ messageId, qos });
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    queueMicrotask(this.flush);
+  }
+
   push(messageId: number, qos: 1 | 2): Slot {
     const slot: Slot = { messageId, qos, done: false };
     this.slots.push(slot);
@@ -86,13 +103,16 @@ export class AckWindow {
     if (this.dead) return;
     const first = this.head;
     while (this.head < this.slots.length && this.slots[this.head]!.done) this.head++;
-    const n = this.head - first;
+    const queued = this.immediate;
+    const n = queued.length + this.head - first;
     if (n === 0) return;
+    this.immediate = [];
     // PUBACK (or PUBREC for a QoS 2 message a broker sent anyway) is four bytes: fixed header and
-    // packet id; MQTT 5 lets a success reason code be omitted (§3.4.2.1).
+    // packet id; MQTT 5 lets a success reason code be omitted (§3.4.2.1). Immediate acks were all
+    // taken while no slot was open, so they go first.
     const out = Buffer.allocUnsafe(4 * n);
     for (let i = 0; i < n; i++) {
-      const s = this.slots[first + i]!;
+      const s = i < queued.length ? queued[i]! : this.slots[first + i - queued.length]!;
       out[4 * i] = s.qos === 1 ? 0x40 : 0x50;
       out[4 * i + 1] = 2;
       out.writeUInt16BE(s.messageId, 4 * i + 2);

@@ -280,7 +280,7 @@ export class MqttSession {
     if (p.qos === 0 || this.cfg.ack === 'on_receive') {
       // Nothing to wait for before the ack (none for QoS 0): ack now, hold the message in the
       // window until its outputs are durable.
-      if (p.qos !== 0) window.settle(window.push(p.messageId!, p.qos));
+      if (p.qos !== 0) window.ackNow(p.messageId!, p.qos);
       const release = window.hold();
       if (window.full) sock.pause();
       this.handler(msg, release);

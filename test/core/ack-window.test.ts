@@ -106,3 +106,32 @@ test('a long run compacts without losing order, in one write per run of settles'
   assert.deepEqual(ids.slice(0, 3), [1, 2, 3]);
   assert.equal(ids[19_999], (19_999 % 65535) + 1);
 });
+
+test('acks taken at receipt (ack: on_receive) count once, as held, while their PUBACKs wait for the end of the run', async () => {
+  const { socket, acks } = recordingSocket();
+  const w = new AckWindow(200, socket, () => {});
+  // One socket chunk: every message of it is acked and held in the same synchronous run.
+  let read = 0;
+  while (!w.full) {
+    w.ackNow(read + 1, 1);
+    w.hold();
+    read++;
+  }
+  assert.equal(read, 200, 'the bound is reached at max_unacked messages, not half of it');
+  assert.equal(w.size, 0, 'nothing is waiting for an ack');
+  await tick();
+  assert.deepEqual(acks(), Array.from({ length: 200 }, (_, i) => i + 1), 'all acked, in order, in one write');
+});
+
+test('an ack taken at receipt behind an open slot waits for it', async () => {
+  const { socket, acks } = recordingSocket();
+  const w = new AckWindow(10, socket, () => {});
+  w.ackNow(1, 1);
+  const open = w.push(2, 1);
+  w.ackNow(3, 1);
+  await tick();
+  assert.deepEqual(acks(), [1]);
+  w.settle(open);
+  await tick();
+  assert.deepEqual(acks(), [1, 2, 3]);
+});
