@@ -78,7 +78,57 @@ export function toStr(v: unknown): string {
  * something for it to do (most rule outputs are plain; this is on every Kafka and Pulsar message).
  */
 export function toJson(v: unknown): string {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array)) {
+    const flat = flatJson(v);
+    if (flat !== undefined) return flat;
+  }
   return JSON.stringify(v, needsReplacer(v, 0) ? jsonReplacer : undefined);
+}
+
+/** What JSON.stringify escapes in a string: quote, backslash, controls, and surrogates (lone ones). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function quote(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+/**
+ * The JSON text of a plain map whose values are all scalars (the usual rule output: a few
+ * columns), printed without JSON.stringify, whose string escaping in Node 20's V8 costs about
+ * 3 ns a character: a 1 KB record took 3-6 µs, the largest single cost of a Kafka or Pulsar
+ * message after GC and zlib. Byte-identical to the general path; anything else answers undefined.
+ */
+function flatJson(o: object): string | undefined {
+  const proto = Object.getPrototypeOf(o) as unknown;
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  const rec = o as Record<string, unknown>;
+  let out = '{';
+  for (const k of Object.keys(rec)) {
+    const v = rec[k];
+    let json: string;
+    switch (typeof v) {
+      case 'string':
+        json = quote(v);
+        break;
+      case 'number':
+        json = Number.isFinite(v) ? String(v) : 'null';
+        break;
+      case 'boolean':
+        json = v ? 'true' : 'false';
+        break;
+      case 'bigint':
+        json = `"${v.toString()}"`;
+        break;
+      case 'undefined':
+        continue;
+      default:
+        if (v === null) json = 'null';
+        else if (v instanceof Uint8Array) json = quote(text(v));
+        else return undefined;
+    }
+    out += `${out.length > 1 ? ',' : ''}${quote(k)}:${json}`;
+  }
+  return `${out}}`;
 }
 
 function needsReplacer(v: unknown, depth: number): boolean {

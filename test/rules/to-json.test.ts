@@ -1,9 +1,9 @@
-// toJson: the JSON text of every Kafka and Pulsar message built from a rule's output. Plain values
-// take JSON.stringify's fast path; byte strings and big integers anywhere inside are still
-// printed as text and digits, as EMQX prints them.
+// toJson: the JSON text of every Kafka and Pulsar message built from a rule's output. Flat maps
+// of scalars are printed by weir's own loop, everything else by JSON.stringify; byte strings and
+// big integers anywhere inside are still printed as text and digits, as EMQX prints them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { toJson, toStr } from '../../src/rules/values.js';
+import { jsonReplacer, toJson, toStr } from '../../src/rules/values.js';
 import { toBytes } from '../../src/sinks/bytes.js';
 
 describe('toJson', () => {
@@ -25,5 +25,45 @@ describe('toJson', () => {
     assert.equal(toStr(v), '{"a":"b","c":1}');
     assert.equal(toBytes(v).toString(), '{"a":"b","c":1}');
     assert.equal(toBytes(0.1 + 0.2).toString(), toStr(0.1 + 0.2));
+  });
+  it('prints flat maps byte for byte as JSON.stringify with the replacer does, whatever the keys and scalars', () => {
+    // A seeded generator, so that a failure repeats.
+    let seed = 12345;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const chars = ['a', 'Z', '0', ' ', '"', '\\', '/', '\n', '\t', '\u0000', '\u001f', '\u007f', 'é', '中', '\u2028', '😀', '\ud800', '\udc00', '\ufffd'];
+    const str = () => Array.from({ length: rnd(12) }, () => chars[rnd(chars.length)]).join('');
+    const scalars: Array<() => unknown> = [
+      str,
+      () => rnd(2_000_000) - 1_000_000,
+      () => [0, -0, 0.1, 1e21, 1e-7, 5e-324, Number.MAX_VALUE, NaN, Infinity, -Infinity, 21.5][rnd(11)],
+      () => rnd(2) === 0,
+      () => null,
+      () => undefined,
+      () => BigInt(rnd(1000)) * 10n ** 20n,
+      () => Buffer.from(str()),
+      () => new Uint8Array([0xff, 0x61]),
+    ];
+    const keys = ['a', 'b', '1', '10', '2', '', 'k"q', 'k\\', '\n', 'é', '😀', '-1', '01', '__proto__'];
+    for (let i = 0; i < 2_000; i++) {
+      const v: Record<string, unknown> = rnd(4) === 0 ? Object.create(null) : {};
+      for (let j = rnd(8); j > 0; j--) Object.defineProperty(v, keys[rnd(keys.length)]!, { value: scalars[rnd(scalars.length)]!(), enumerable: true, writable: true, configurable: true });
+      assert.equal(toJson(v), JSON.stringify(v, jsonReplacer), `case ${i}`);
+    }
+  });
+  it('leaves to JSON.stringify what it must decide: nested values, toJSON, other prototypes', () => {
+    const date = new Date(0);
+    for (const v of [{ a: { b: 1 } }, { a: [1] }, { d: date }, { toJSON: () => 'x' }, date, { f: () => 1, s: Symbol('s'), n: 1 }]) {
+      assert.equal(toJson(v), JSON.stringify(v, jsonReplacer));
+    }
+    class Row {
+      a = 1;
+      toJSON() {
+        return 'row';
+      }
+    }
+    assert.equal(toJson(new Row()), '"row"');
   });
 });
