@@ -213,6 +213,24 @@ describe('max_pending', () => {
     limit.release();
     assert.equal(limit.outstanding, 0);
   });
+  it('run() frees the room when a send settles, fulfilled, rejected or thrown, and passes its outcome on', async () => {
+    const limit = new PendingLimit(1);
+    let finish!: () => void;
+    const first = limit.run(() => new Promise<void>((r) => (finish = r)));
+    let secondStarted = false;
+    const second = limit.run(() => {
+      secondStarted = true;
+      return Promise.reject(new Error('refused'));
+    });
+    await new Promise((r) => setImmediate(r));
+    assert.equal(secondStarted, false, 'waits while the first is outstanding');
+    finish();
+    await first;
+    await assert.rejects(second, /refused/);
+    assert.equal(limit.outstanding, 0);
+    await assert.rejects(limit.run(() => { throw new Error('thrown'); }), /thrown/);
+    assert.equal(limit.outstanding, 0, 'a send that throws gives its room back');
+  });
 });
 
 describe('message encoding from templates', () => {

@@ -33,6 +33,30 @@ export class PendingLimit {
     return new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
+  /**
+   * Calls `send` once there is room and frees the room when its promise settles; returns that
+   * promise. One reaction per message instead of `.finally`'s chain of three: this runs for every
+   * message the sink sends.
+   */
+  run(send: () => Promise<void>): Promise<void> {
+    const wait = this.acquire();
+    return wait ? wait.then(() => this.start(send)) : this.start(send);
+  }
+
+  private start(send: () => Promise<void>): Promise<void> {
+    let sent: Promise<void>;
+    try {
+      sent = send();
+    } catch (err) {
+      this.release();
+      return Promise.reject(err);
+    }
+    sent.then(this.onSettled, this.onSettled);
+    return sent;
+  }
+
+  private readonly onSettled = (): void => this.release();
+
   release(): void {
     const next = this.waiters.shift();
     if (next) next();

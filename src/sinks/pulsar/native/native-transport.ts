@@ -43,9 +43,7 @@ export class NativeTransport implements PulsarTransport {
   send(msg: OutgoingMessage): Promise<void> {
     const producer = this.producer;
     if (!producer) return Promise.reject(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
-    const go = () => producer.send(NativeTransport.toNativeMessage(msg)).then(() => undefined).finally(() => this.limit.release());
-    const wait = this.limit.acquire();
-    return wait ? wait.then(go) : go();
+    return this.limit.run(() => producer.send(NativeTransport.toNativeMessage(msg)).then(() => undefined));
   }
 
   async probe(_signal: AbortSignal): Promise<void> {

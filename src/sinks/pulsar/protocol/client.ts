@@ -129,9 +129,7 @@ export class ProtocolTransport implements PulsarTransport {
   send(msg: OutgoingMessage): Promise<void> {
     if (!this.router) return Promise.reject(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
     const producer = this.producers[this.router.choose(msg.key)]!;
-    const wait = this.limit.acquire();
-    const go = () => producer.send(msg).finally(() => this.limit.release());
-    return wait ? wait.then(go) : go();
+    return this.limit.run(() => producer.send(msg));
   }
 
   async probe(_signal: AbortSignal): Promise<void> {
