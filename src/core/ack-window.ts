@@ -74,9 +74,7 @@ export class AckWindow {
     // Behind an unacked message it has to wait its turn: PUBACKs leave in arrival order.
     if (this.size > 0) return this.settle(this.push(messageId, qos));
     this.immediate.push({ messageId, qos });
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    queueMicrotask(this.flush);
+    this.scheduleFlush();
   }
 
   push(messageId: number, qos: 1 | 2): Slot {
@@ -93,7 +91,12 @@ export class AckWindow {
   settle(slot: Slot): void {
     if (this.dead || slot.done) return;
     slot.done = true;
-    if (this.slots[this.head] !== slot || this.flushScheduled) return;
+    if (this.slots[this.head] === slot) this.scheduleFlush();
+  }
+
+  /** Writes the PUBACKs that are due once the current synchronous run ends (one flush per run). */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
     this.flushScheduled = true;
     queueMicrotask(this.flush);
   }
@@ -127,9 +130,12 @@ export class AckWindow {
     if (this.hasRoom) this.onRoom();
   };
 
-  /** The connection is gone: nothing more can be acked on it. Returns how many were pending. */
+  /**
+   * The connection is gone: nothing more can be acked on it. Returns how many were pending,
+   * including acks taken at receipt whose PUBACK had not been written yet.
+   */
   abandon(): number {
     this.dead = true;
-    return this.size;
+    return this.size + this.immediate.length;
   }
 }

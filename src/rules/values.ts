@@ -73,12 +73,13 @@ export function toStr(v: unknown): string {
 }
 
 /**
- * JSON text of a map or list, byte strings inside as UTF-8 text and big integers as digits. The
- * replacer that does that costs a function call per key, so it is used only when a walk finds
- * something for it to do (most rule outputs are plain; this is on every Kafka and Pulsar message).
+ * JSON text of a map or list, byte strings inside as UTF-8 text and big integers as digits. Flat
+ * maps of scalars (most rule outputs) are printed by flatJson; for the rest, the replacer that
+ * does the conversions costs a function call per key, so it is used only when a walk finds
+ * something for it to do (this is on every Kafka and Pulsar message).
  */
 export function toJson(v: unknown): string {
-  if (typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array)) {
+  if (isObj(v)) {
     const flat = flatJson(v);
     if (flat !== undefined) return flat;
   }

@@ -135,3 +135,13 @@ test('an ack taken at receipt behind an open slot waits for it', async () => {
   await tick();
   assert.deepEqual(acks(), [1, 2, 3]);
 });
+
+test('abandoning the connection counts acks taken at receipt that were not written yet', async () => {
+  const { socket, acks } = recordingSocket();
+  const w = new AckWindow(10, socket, () => {});
+  w.ackNow(7, 1);
+  w.ackNow(8, 1);
+  assert.equal(w.abandon(), 2, 'both were pending');
+  await tick();
+  assert.deepEqual(acks(), [], 'nothing is written on a dead connection');
+});
