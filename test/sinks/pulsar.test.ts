@@ -195,41 +195,34 @@ describe('key hashing (vectors computed with independent implementations)', () =
 });
 
 describe('max_pending', () => {
-  it('lets max sends through and queues the next until one settles', async () => {
+  const tick = () => new Promise((r) => setImmediate(r));
+  it('lets max sends through, hands a settled send\'s room to the next waiting one, and frees it before reporting', async () => {
     const limit = new PendingLimit(2);
-    assert.equal(limit.acquire(), undefined);
-    assert.equal(limit.acquire(), undefined);
-    const third = limit.acquire();
-    assert.ok(third);
-    let admitted = false;
-    void third.then(() => { admitted = true; });
-    await new Promise((r) => setImmediate(r));
-    assert.equal(admitted, false);
-    limit.release();
-    await new Promise((r) => setImmediate(r));
-    assert.equal(admitted, true);
-    assert.equal(limit.outstanding, 2);
-    limit.release();
-    limit.release();
+    const finish: Array<(err?: Error) => void> = [];
+    const outcomes: Array<string> = [];
+    for (const name of ['a', 'b', 'c']) {
+      limit.run((done) => finish.push(done), (err) => outcomes.push(`${name}:${err?.message ?? 'ok'}:${limit.outstanding}`));
+    }
+    await tick();
+    assert.equal(finish.length, 2, 'the third waits while two are outstanding');
+    assert.equal(limit.waiting, 1);
+    finish[0]!();
+    assert.deepEqual(outcomes, ['a:ok:2'], 'a\'s room went to the waiting third');
+    await tick();
+    assert.equal(finish.length, 3, 'the third starts once a room is free');
+    finish[2]!(new Error('refused'));
+    finish[1]!();
+    assert.deepEqual(outcomes, ['a:ok:2', 'c:refused:1', 'b:ok:0'], 'with nobody waiting, the room is free before the outcome is reported');
     assert.equal(limit.outstanding, 0);
   });
-  it('run() frees the room when a send settles, fulfilled, rejected or thrown, and passes its outcome on', async () => {
+  it('reports each send once, and a send that throws as failed, giving its room back', async () => {
     const limit = new PendingLimit(1);
-    let finish!: () => void;
-    const first = limit.run(() => new Promise<void>((r) => (finish = r)));
-    let secondStarted = false;
-    const second = limit.run(() => {
-      secondStarted = true;
-      return Promise.reject(new Error('refused'));
-    });
+    const outcomes: string[] = [];
+    limit.run((done) => { done(); done(new Error('late')); }, (err) => outcomes.push(err?.message ?? 'ok'));
+    limit.run(() => { throw new Error('thrown'); }, (err) => outcomes.push(err?.message ?? 'ok'));
     await new Promise((r) => setImmediate(r));
-    assert.equal(secondStarted, false, 'waits while the first is outstanding');
-    finish();
-    await first;
-    await assert.rejects(second, /refused/);
+    assert.deepEqual(outcomes, ['ok', 'thrown']);
     assert.equal(limit.outstanding, 0);
-    await assert.rejects(limit.run(() => { throw new Error('thrown'); }), /thrown/);
-    assert.equal(limit.outstanding, 0, 'a send that throws gives its room back');
   });
 });
 
@@ -378,7 +371,7 @@ describe('native transport (FakePulsarClientModule stands in for pulsar-client)'
     assert.equal(fake.clients[0]!.serviceUrl, 'pulsar://127.0.0.1:6650');
     assert.deepEqual((fake.clients[0]!.authentication as { params: unknown }).params, { token: 'jwt' });
     assert.equal(fake.clients[0]!.tlsAllowInsecureConnection, undefined);
-    await t.send({ payload: Buffer.from('x'), key: 'd1', properties: { a: 'b' }, eventTime: 42 });
+    await new Promise<void>((resolve, reject) => t.send({ payload: Buffer.from('x'), key: 'd1', properties: { a: 'b' }, eventTime: 42 }, (err) => (err ? reject(err) : resolve())));
     assert.deepEqual(fake.sent[0], { data: Buffer.from('x'), partitionKey: 'd1', properties: { a: 'b' }, eventTimestamp: 42 });
     await t.close();
   });

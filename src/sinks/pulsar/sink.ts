@@ -73,21 +73,20 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   async write(items: OutgoingMessage[], _signal: AbortSignal): Promise<WriteResult> {
     const t = this.transport;
     if (!t) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true });
-    const outcomes = await Promise.allSettled(items.map((m) => t.send(m)));
+    const failures = await sendAll(t, items);
+    if (!failures) return ALL_WRITTEN;
     let rejected: Array<{ index: number; error: Error }> | undefined;
     let retry: number[] | undefined;
     let retryError: Error | undefined;
-    for (let i = 0; i < outcomes.length; i++) {
-      const o = outcomes[i]!;
-      if (o.status === 'fulfilled') continue;
-      const err = o.reason instanceof Error ? o.reason : new Error(String(o.reason));
+    for (let i = 0; i < failures.length; i++) {
+      const err = failures[i];
+      if (!err) continue;
       if (this.classify(err) === 'reject') (rejected ??= []).push({ index: i, error: err });
       else {
         (retry ??= []).push(i);
         retryError ??= err;
       }
     }
-    if (!rejected && !retry) return ALL_WRITTEN;
     return retryError ? { rejected: rejected ?? [], retry: retry ?? [], retryError } : { rejected: rejected ?? [], retry: retry ?? [] };
   }
 
@@ -105,4 +104,22 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
     this.transport = undefined;
     await t?.close();
   }
+}
+
+/**
+ * Sends every item; resolves once each has its outcome, with each failed item's error at its
+ * index (undefined when none failed), so retries keep the batch's order.
+ */
+function sendAll(t: PulsarTransport, items: OutgoingMessage[]): Promise<Array<Error | undefined> | undefined> {
+  return new Promise((resolve) => {
+    let left = items.length;
+    let failures: Array<Error | undefined> | undefined;
+    if (left === 0) return resolve(undefined);
+    for (let i = 0; i < items.length; i++) {
+      t.send(items[i]!, (err) => {
+        if (err) (failures ??= new Array<Error | undefined>(items.length))[i] = err;
+        if (--left === 0) resolve(failures);
+      });
+    }
+  });
 }

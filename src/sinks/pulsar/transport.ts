@@ -5,12 +5,20 @@ import type { SingleMessage } from './protocol/metadata.js';
 
 export type OutgoingMessage = SingleMessage;
 
+/**
+ * Told once per message: with nothing when the broker's receipt for it arrived, else with why it
+ * was not stored. A callback, not a promise: the sink sends every message of every batch, and a
+ * promise per message (with the reactions that wait on it) was garbage the collector had to copy
+ * while the message waited for its receipt.
+ */
+export type SendDone = (err?: Error) => void;
+
 export interface PulsarTransport {
   readonly kind: 'protocol' | 'native';
   /** Connects and creates the producers; throws a WeirError (retriable or not). */
   connect(signal: AbortSignal): Promise<void>;
-  /** Resolves when the broker's receipt for this message arrived; waits while max_pending messages are outstanding. */
-  send(msg: OutgoingMessage): Promise<void>;
+  /** Sends one message; `done` is called once, possibly before send() returns. Waits while max_pending messages are outstanding. */
+  send(msg: OutgoingMessage, done: SendDone): void;
   /** Throws when the broker cannot be reached now. */
   probe(signal: AbortSignal): Promise<void>;
   /** Partitions of the topic (0 = not partitioned), known after connect. */
@@ -18,52 +26,56 @@ export interface PulsarTransport {
   close(): Promise<void>;
 }
 
-/** A counting semaphore for max_pending: send() waits while that many messages are outstanding. */
+/** A counting semaphore for max_pending: a send waits while that many messages are outstanding. */
 export class PendingLimit {
   private used = 0;
   private readonly waiters: Array<() => void> = [];
 
   constructor(private readonly max: number) {}
 
-  acquire(): Promise<void> | undefined {
+  /**
+   * Calls `send` once there is room, and `done` with its outcome once (a second call from `send`
+   * is ignored); the room is free again before `done` runs. A send that throws counts as failed.
+   */
+  run(send: (done: SendDone) => void, done: SendDone): void {
     if (this.used < this.max) {
       this.used++;
-      return undefined;
+      this.start(send, done);
+    } else {
+      this.waiters.push(() => this.start(send, done));
     }
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
-  /**
-   * Calls `send` once there is room and frees the room when its promise settles; returns that
-   * promise. One reaction per message instead of `.finally`'s chain of three: this runs for every
-   * message the sink sends.
-   */
-  run(send: () => Promise<void>): Promise<void> {
-    const wait = this.acquire();
-    return wait ? wait.then(() => this.start(send)) : this.start(send);
-  }
-
-  private start(send: () => Promise<void>): Promise<void> {
-    let sent: Promise<void>;
-    try {
-      sent = send();
-    } catch (err) {
+  private start(send: (done: SendDone) => void, done: SendDone): void {
+    let settled = false;
+    const finish: SendDone = (err) => {
+      if (settled) return;
+      settled = true;
       this.release();
-      return Promise.reject(err);
+      done(err);
+    };
+    try {
+      send(finish);
+    } catch (err) {
+      finish(err instanceof Error ? err : new Error(String(err)));
     }
-    sent.then(this.onSettled, this.onSettled);
-    return sent;
   }
 
-  private readonly onSettled = (): void => this.release();
-
-  release(): void {
+  private release(): void {
     const next = this.waiters.shift();
-    if (next) next();
+    // The waiter starts on its own microtask, not inside the outcome being reported (which may be
+    // a producer walking its batch's messages).
+    if (next) queueMicrotask(next);
     else this.used--;
   }
 
+  /** Sends started and not yet settled. */
   get outstanding(): number {
     return this.used;
+  }
+
+  /** Sends waiting for room. */
+  get waiting(): number {
+    return this.waiters.length;
   }
 }

@@ -3,7 +3,7 @@
 import { WeirError } from '../../../errors.js';
 import type { Logger } from '../../../log.js';
 import type { PulsarConfig } from '../spec.js';
-import { PendingLimit, type OutgoingMessage, type PulsarTransport } from '../transport.js';
+import { PendingLimit, type OutgoingMessage, type PulsarTransport, type SendDone } from '../transport.js';
 import { loadPulsarClient, type NativeClient, type NativeMessage, type NativeProducer, type PulsarClientModule } from './module.js';
 import { nativeClientConfig, nativeProducerConfig } from './options.js';
 
@@ -40,10 +40,12 @@ export class NativeTransport implements PulsarTransport {
     return out;
   }
 
-  send(msg: OutgoingMessage): Promise<void> {
+  send(msg: OutgoingMessage, done: SendDone): void {
     const producer = this.producer;
-    if (!producer) return Promise.reject(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
-    return this.limit.run(() => producer.send(NativeTransport.toNativeMessage(msg)).then(() => undefined));
+    if (!producer) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
+    this.limit.run((sent) => {
+      producer.send(NativeTransport.toNativeMessage(msg)).then(() => sent(), (err: unknown) => sent(err instanceof Error ? err : new Error(String(err))));
+    }, done);
   }
 
   async probe(_signal: AbortSignal): Promise<void> {

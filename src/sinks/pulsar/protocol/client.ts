@@ -4,7 +4,7 @@
 import { WeirError } from '../../../errors.js';
 import type { Logger } from '../../../log.js';
 import { PartitionRouter, type HashingScheme } from '../routing.js';
-import { PendingLimit, type OutgoingMessage, type PulsarTransport } from '../transport.js';
+import { PendingLimit, type OutgoingMessage, type PulsarTransport, type SendDone } from '../transport.js';
 import { encodeLookup, encodePartitionedMetadata } from './commands.js';
 import { assertProtocolCompression, type ProtocolCompression } from './compression.js';
 import { PulsarConnection } from './connection.js';
@@ -126,10 +126,10 @@ export class ProtocolTransport implements PulsarTransport {
     await Promise.all(this.producers.map((p) => p.open()));
   }
 
-  send(msg: OutgoingMessage): Promise<void> {
-    if (!this.router) return Promise.reject(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
+  send(msg: OutgoingMessage, done: SendDone): void {
+    if (!this.router) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
     const producer = this.producers[this.router.choose(msg.key)]!;
-    return this.limit.run(() => producer.send(msg));
+    this.limit.run((sent) => producer.send(msg, sent), done);
   }
 
   async probe(_signal: AbortSignal): Promise<void> {

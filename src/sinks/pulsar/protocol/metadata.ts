@@ -64,15 +64,15 @@ export function encodeBatch(msgs: readonly SingleMessage[], firstSequenceId: num
   for (let i = 0; i < msgs.length; i++) {
     const m = msgs[i]!;
     writeSingleMetadata(scratch.reset(), m, firstSequenceId + i);
-    const meta = scratch.finish();
-    const need = pos + 4 + meta.length + m.payload.length;
+    const metaLength = scratch.length;
+    const need = pos + 4 + metaLength + m.payload.length;
     if (need > out.length) {
       const bigger = Buffer.allocUnsafe(Math.max(need, out.length * 2));
       out.copy(bigger, 0, 0, pos);
       out = bigger;
     }
-    pos = out.writeUInt32BE(meta.length, pos);
-    pos += meta.copy(out, pos);
+    pos = out.writeUInt32BE(metaLength, pos);
+    pos += scratch.copyTo(out, pos);
     pos += m.payload.copy(out, pos);
   }
   return out.subarray(0, pos);

@@ -6,6 +6,7 @@ import { WeirError } from '../../../errors.js';
 import { encodeCloseProducer, encodeProducer, encodeSend } from './commands.js';
 import { compressAsync, compressionCode, type ProtocolCompression } from './compression.js';
 import type { PulsarConnection, ProducerListener } from './connection.js';
+import type { SendDone } from '../transport.js';
 import { payloadFrame } from './frame.js';
 import { encodeBatch, encodeMessageMetadata, type SingleMessage } from './metadata.js';
 
@@ -21,8 +22,7 @@ export interface ProducerOptions {
 
 interface Pending {
   readonly msg: SingleMessage;
-  resolve(): void;
-  reject(err: Error): void;
+  readonly done: SendDone;
 }
 
 interface InFlight {
@@ -84,18 +84,16 @@ export class PartitionProducer implements ProducerListener {
     this.producerName = reply.producerName;
   }
 
-  /** Queues one message; resolves when the broker has stored it. */
-  send(msg: SingleMessage): Promise<void> {
-    if (this.closing) return Promise.reject(new WeirError('sink.pulsar.closed', 'producer closed', { retriable: true }));
-    return new Promise<void>((resolve, reject) => {
-      // A batch stays within max_bytes unless one message alone is larger, so a batch of
-      // messages that each fit never outgrows the broker's frame limit.
-      if (this.queue.length > 0 && this.queueBytes + msg.payload.length > this.opts.maxBytes) this.flush();
-      this.queue.push({ msg, resolve, reject });
-      this.queueBytes += msg.payload.length;
-      if (this.queue.length >= this.opts.maxMessages || this.queueBytes >= this.opts.maxBytes) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.opts.maxDelayMs);
-    });
+  /** Queues one message; `done` is called when the broker has stored it, or with why not. */
+  send(msg: SingleMessage, done: SendDone): void {
+    if (this.closing) return done(new WeirError('sink.pulsar.closed', 'producer closed', { retriable: true }));
+    // A batch stays within max_bytes unless one message alone is larger, so a batch of
+    // messages that each fit never outgrows the broker's frame limit.
+    if (this.queue.length > 0 && this.queueBytes + msg.payload.length > this.opts.maxBytes) this.flush();
+    this.queue.push({ msg, done });
+    this.queueBytes += msg.payload.length;
+    if (this.queue.length >= this.opts.maxMessages || this.queueBytes >= this.opts.maxBytes) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.opts.maxDelayMs);
   }
 
   /** Sends what is queued now. */
@@ -125,7 +123,7 @@ export class PartitionProducer implements ProducerListener {
         const conn = this.conn;
         if (!conn || conn.closed) {
           const err = new WeirError('sink.pulsar.connection_lost', `Pulsar connection for ${this.topic} lost before the batch was sent`, { retriable: true });
-          for (const b of batches) for (const p of b) p.reject(err);
+          for (const b of batches) for (const p of b) p.done(err);
           return;
         }
         for (const b of batches) this.sendBatch(conn, b);
@@ -133,7 +131,7 @@ export class PartitionProducer implements ProducerListener {
       (err: Error) => {
         const batches = this.waiting;
         this.waiting = [];
-        for (const b of batches) for (const p of b) p.reject(err);
+        for (const b of batches) for (const p of b) p.done(err);
       },
     );
   }
@@ -142,7 +140,7 @@ export class PartitionProducer implements ProducerListener {
     const limit = conn.maxMessageSize - FRAME_SLACK;
     const items = batch.filter((p) => {
       if (p.msg.payload.length <= limit) return true;
-      p.reject(new WeirError('sink.pulsar.message_too_large', `message of ${p.msg.payload.length} bytes exceeds the broker's limit of ${conn.maxMessageSize}`));
+      p.done(new WeirError('sink.pulsar.message_too_large', `message of ${p.msg.payload.length} bytes exceeds the broker's limit of ${conn.maxMessageSize}`));
       return false;
     });
     if (items.length === 0) return;
@@ -183,7 +181,7 @@ export class PartitionProducer implements ProducerListener {
     if (!b) return;
     this.inflight.delete(sequenceId);
     clearTimeout(b.timer);
-    for (const p of b.items) p.resolve();
+    for (const p of b.items) p.done();
   }
 
   onSendError(sequenceId: number, error: WeirError): void {
@@ -193,7 +191,7 @@ export class PartitionProducer implements ProducerListener {
     if (b) {
       this.inflight.delete(sequenceId);
       clearTimeout(b.timer);
-      for (const p of b.items) p.reject(error);
+      for (const p of b.items) p.done(error);
     }
     this.conn?.destroy(error);
   }
@@ -208,7 +206,7 @@ export class PartitionProducer implements ProducerListener {
     this.inflight.clear();
     for (const b of batches) {
       clearTimeout(b.timer);
-      for (const p of b.items) p.reject(err);
+      for (const p of b.items) p.done(err);
     }
   }
 

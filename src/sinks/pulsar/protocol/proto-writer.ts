@@ -73,6 +73,11 @@ export class ProtoWriter {
     return this.pos;
   }
 
+  /** Copies the encoded bytes into `target` at `at`; returns how many (no view is made: this runs per message). */
+  copyTo(target: Buffer, at: number): number {
+    return this.buf.copy(target, at, 0, this.pos);
+  }
+
   /** The encoded bytes (a view; the writer must not be used afterwards). */
   finish(): Buffer {
     return this.buf.subarray(0, this.pos);
