@@ -46,6 +46,7 @@ export interface DeadLetter {
   readonly error: string;
   readonly topic: string;
   readonly payload: Buffer;
+  /** The rule's output; for an item the sink refused after it was encoded, what was sent instead (BoundAction.describe). */
   readonly record: OutputRecord | undefined;
   readonly receivedAt: number;
 }
@@ -56,6 +57,11 @@ export interface BoundAction<Item> {
   encode(input: SinkInput): Item;
   /** Batches only mix items of one key (e.g. one table); default: one batch stream per action. */
   readonly batchKey?: string;
+  /**
+   * What was sent, for the dead letter of an item refused after encoding (the core does not keep
+   * the output record that long): a row's columns, a message's key, properties and payload.
+   */
+  describe?(item: Item): OutputRecord;
 }
 
 export interface Sink<ActionCfg = unknown, Item = unknown> {

@@ -144,6 +144,9 @@ test('bad input mixed into good traffic: good rows land, each bad message is dea
   assert.deepEqual(byReason, { invalid_payload: kinds.notJson, payload_too_large: kinds.huge, rejected: kinds.badValue });
   const rejected = reasons.find((r) => r.reason === 'rejected')!;
   assert.match(rejected.err, /invalid input syntax for type double precision/);
+  const [refused] = await query<{ record: Record<string, unknown> }>(pgUrl, "SELECT record FROM weir_dead_letter WHERE reason = 'rejected' LIMIT 1");
+  assert.deepEqual(Object.keys(refused!.record).sort(), ['device_id', 'humidity', 'location', 'seq', 'temp', 'ts'], 'the refused row, column by column');
+  assert.equal(refused!.record.temp, 'hot');
   const [huge] = await query<{ len: number }>(pgUrl, "SELECT octet_length(payload) AS len FROM weir_dead_letter WHERE reason = 'payload_too_large' LIMIT 1");
   assert.ok(huge!.len >= 1024 * 1024, 'the original payload is kept whole');
 

@@ -4,6 +4,8 @@
 import type { Message } from 'kafkajs';
 import { WeirError } from '../../errors.js';
 import { compileTemplate } from '../../rules/index.js';
+import { payloadText } from '../../rules/context.js';
+import type { OutputRecord } from '../../rules/types.js';
 import { toStr } from '../../rules/values.js';
 import { toBytes } from '../bytes.js';
 import type { BoundAction, SinkInput } from '../types.js';
@@ -78,5 +80,17 @@ export function bindKafkaAction(action: KafkaAction, ruleId: string): BoundActio
       if (roundRobin) markRoundRobin(message);
       return { topic, message };
     },
+    describe: describeRecord,
   };
+}
+
+/** A record as its dead letter shows it: topic, key, headers and value as text (bytes when not UTF-8). */
+function describeRecord({ topic, message }: KafkaItem): OutputRecord {
+  const text = (v: Buffer | string | null | undefined) => (v === null || v === undefined ? null : payloadText(v));
+  const out: OutputRecord = { topic, key: text(message.key ?? null) };
+  if (message.headers) {
+    out.headers = Object.fromEntries(Object.entries(message.headers).map(([k, v]) => [k, text(Array.isArray(v) ? v[0] : v)]));
+  }
+  out.value = text(message.value);
+  return out;
 }

@@ -42,6 +42,7 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     return {
       batchKey: action.table,
       encode: ({ record, event }) => ({ target, values: templates.map((t) => t(record, event)) }),
+      describe: (row) => Object.fromEntries(columns.map((c, i) => [c, row.values[i]])),
     };
   }
 

@@ -8,6 +8,7 @@ import type { PulsarAction } from './spec.js';
 import type { OutgoingMessage } from './transport.js';
 import { toStr } from '../../rules/values.js';
 import { toBytes } from '../bytes.js';
+import { payloadText } from '../../rules/context.js';
 
 type Template = (record: OutputRecord, event?: RuleEvent) => unknown;
 
@@ -50,4 +51,14 @@ export function compileEncoder(action: PulsarAction): MessageEncoder {
     }
     return msg;
   };
+}
+
+/** A message as its dead letter shows it: key, properties, event time, payload as text (bytes when not UTF-8). */
+export function describeMessage(msg: OutgoingMessage): OutputRecord {
+  const out: OutputRecord = {};
+  if (msg.key !== undefined) out.key = msg.key;
+  if (msg.properties) out.properties = msg.properties;
+  if (msg.eventTime) out.event_time = msg.eventTime;
+  out.payload = payloadText(msg.payload);
+  return out;
 }

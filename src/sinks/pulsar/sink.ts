@@ -9,7 +9,7 @@ import type { BoundAction, ErrorClass, Sink, SinkDeps, WriteResult } from '../ty
 import { ALL_WRITTEN } from '../types.js';
 import { ensurePartitionedTopic } from './admin.js';
 import { classifyPulsarError } from './classify.js';
-import { compileEncoder } from './encode.js';
+import { compileEncoder, describeMessage } from './encode.js';
 import { NativeTransport } from './native/native-transport.js';
 import { parseServiceUrl, ProtocolTransport } from './protocol/client.js';
 import { assertProtocolCompression } from './protocol/compression.js';
@@ -57,7 +57,7 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   }
 
   bind(action: PulsarAction): BoundAction<OutgoingMessage> {
-    return { encode: compileEncoder(action) };
+    return { encode: compileEncoder(action), describe: describeMessage };
   }
 
   async connect(signal: AbortSignal): Promise<void> {
