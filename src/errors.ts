@@ -38,3 +38,8 @@ export function errorText(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
 }
+
+/** Anything thrown or rejected, as an Error (a non-Error becomes one with its text). */
+export function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}

@@ -1,5 +1,6 @@
 // Rule tests: a rule file's `tests:` entries (event → expected outputs, no match, or error) run
 // against the compiled rule. `weir test` prints the results; this module only computes them.
+import { toError } from '../errors.js';
 import { compileSql } from './compile.js';
 import { createMessageContext } from './context.js';
 import { eventFromJson } from './eval-lines.js';
@@ -123,7 +124,7 @@ export async function runRuleTests(spec: RuleTestSpec, ruleId = 'test'): Promise
     else throw new Error('the rule has neither sql nor jsonata');
     filters = rule.filters;
   } catch (err) {
-    rule = err instanceof Error ? err : new Error(String(err));
+    rule = toError(err);
   }
   const results: RuleTestResult[] = [];
   for (let i = 0; i < spec.tests.length; i++) {

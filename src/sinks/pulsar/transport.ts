@@ -1,6 +1,7 @@
 // What the sink needs from a way of talking to Pulsar. Both transports (the TypeScript binary
 // protocol and the native pulsar-client) route, batch, compress and bound pending sends the same
 // way; the sink above them only encodes messages and reports outcomes.
+import { toError } from '../../errors.js';
 import type { SingleMessage } from './protocol/metadata.js';
 
 export type OutgoingMessage = SingleMessage;
@@ -57,7 +58,7 @@ export class PendingLimit {
     try {
       send(finish);
     } catch (err) {
-      finish(err instanceof Error ? err : new Error(String(err)));
+      finish(toError(err));
     }
   }
 

@@ -1,6 +1,6 @@
 // The `native` transport: the official pulsar-client package, loaded on connect. The C++ client
 // routes, batches and compresses; weir bounds pending sends the same way as the protocol transport.
-import { WeirError } from '../../../errors.js';
+import { toError, WeirError } from '../../../errors.js';
 import type { Logger } from '../../../log.js';
 import type { PulsarConfig } from '../spec.js';
 import { PendingLimit, type OutgoingMessage, type PulsarTransport, type SendDone } from '../transport.js';
@@ -44,7 +44,7 @@ export class NativeTransport implements PulsarTransport {
     const producer = this.producer;
     if (!producer) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
     this.limit.run((sent) => {
-      producer.send(NativeTransport.toNativeMessage(msg)).then(() => sent(), (err: unknown) => sent(err instanceof Error ? err : new Error(String(err))));
+      producer.send(NativeTransport.toNativeMessage(msg)).then(() => sent(), (err: unknown) => sent(toError(err)));
     }, done);
   }
 
