@@ -80,7 +80,11 @@ export const HttpSpec = Type.Object(
 export const DeadLetterSpec = Type.Object(
   {
     sink: Type.Optional(Type.String({ description: 'A sink that stores dead letters itself (postgres: table weir_dead_letter).' })),
-    file: Type.Optional(Type.String({ description: 'Otherwise: a JSON-lines file, fsynced before the messages are acked.' })),
+    file: Type.Optional(Type.String({ description: 'Otherwise: a JSON-lines file, fsynced before the messages are acked (relative to weir.yaml).' })),
+    fallback_file: Type.String({
+      default: 'weir-dead-letter-fallback.jsonl',
+      description: 'Where a dead letter goes that its store refuses even in reduced form (JSON lines, fsynced, counted in weir_dead_letter_fallback_total); relative to weir.yaml.',
+    }),
   },
   { additionalProperties: false, default: {} },
 );

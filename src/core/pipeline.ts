@@ -7,7 +7,7 @@ import type { RuleConfig } from '../config/load.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { ruleCounters, type Metrics, type RuleCounters } from '../metrics/names.js';
-import { createMessageContext } from '../rules/index.js';
+import { createMessageContext, rawPayloadOf, type MessageContext } from '../rules/index.js';
 import type { EvalResult, RuleEvent } from '../rules/types.js';
 import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 import type { InboundMessage } from './mqtt-session.js';
@@ -130,7 +130,7 @@ export class Pipeline {
       const id = rule.cfg.id;
       rule.counters.matched.inc();
       if (rule.cfg.payloadFormat === 'json' && ctx.decodedPayload() === undefined) {
-        this.ruleFailed(rule, event, 'invalid_payload', 'payload is not valid JSON (set payload_format: raw to accept any payload)', settlement);
+        this.ruleFailed(rule, event, 'invalid_payload', invalidPayloadError(ctx), settlement);
         continue;
       }
       let result: EvalResult | Promise<EvalResult>;
@@ -232,6 +232,14 @@ function pubProps(p: NonNullable<InboundMessage['properties']>): Record<string, 
   if (p.responseTopic !== undefined) out['Response-Topic'] = p.responseTopic;
   if (p.correlationData !== undefined) out['Correlation-Data'] = p.correlationData;
   return out;
+}
+
+/** Why a payload is not JSON, for its dead letter. */
+function invalidPayloadError(ctx: MessageContext): string {
+  const raw = rawPayloadOf(ctx);
+  if (typeof raw !== 'string') return 'payload is not valid UTF-8, so not JSON (kept as received; set payload_format: raw to accept any payload)';
+  if (raw.length === 0) return 'payload is empty, not JSON (set payload_format: raw to accept any payload)';
+  return 'payload is not valid JSON (set payload_format: raw to accept any payload)';
 }
 
 function sameRule(a: RuleConfig, b: RuleConfig): boolean {

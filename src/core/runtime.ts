@@ -1,12 +1,12 @@
 // Start sinks → rules → ingest; stop in reverse. Shutdown stops reading, writes what was read,
 // acks what was written, and disconnects: nothing is acked that was not stored.
 import type http from 'node:http';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { loadRules, type WeirConfig } from '../config/load.js';
 import { ConfigError, errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createMetrics, type Metrics } from '../metrics/names.js';
-import { DeadLetterQueue, fileDeadLetterWriter, sinkDeadLetterWriter, type DeadLetterWriter } from './dead-letter.js';
+import { DeadLetterQueue, fileDeadLetterWriter, sinkDeadLetterWriter, type DeadLetterStore } from './dead-letter.js';
 import { boundPort, startHttp } from './http.js';
 import { Ingest } from './ingest.js';
 import { Pipeline } from './pipeline.js';
@@ -48,7 +48,8 @@ export class Runtime {
   }
 
   async start(): Promise<void> {
-    this.dlq = new DeadLetterQueue(this.deadLetterWriter(), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, this.log, this.abort.signal);
+    const fallback = this.besideConfig(this.cfg.deadLetter.fallback_file);
+    this.dlq = new DeadLetterQueue(this.deadLetterStore(), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, this.log, this.abort.signal, fallback);
     this.server = await startHttp(this.cfg.http.host, this.cfg.http.port, this.metrics.registry, {
       readiness: () => this.readiness(),
       rules: () =>
@@ -148,14 +149,19 @@ export class Runtime {
     return this.dlq!;
   }
 
-  private deadLetterWriter(): DeadLetterWriter {
+  private deadLetterStore(): DeadLetterStore {
     const dl = this.cfg.deadLetter;
     if (dl.sink) return sinkDeadLetterWriter(this.runners.get(dl.sink)!.sink);
-    if (dl.file) return fileDeadLetterWriter(resolve(dl.file));
+    if (dl.file) return fileDeadLetterWriter(this.besideConfig(dl.file));
     // Default: the first sink that stores dead letters itself, else a file beside the config.
     const capable = [...this.runners.values()].find((r) => r.sink.deadLetter);
     if (capable) return sinkDeadLetterWriter(capable.sink);
-    return fileDeadLetterWriter(resolve('weir-dead-letter.jsonl'));
+    return fileDeadLetterWriter(this.besideConfig('weir-dead-letter.jsonl'));
+  }
+
+  /** A path from weir.yaml, relative to the file's directory (as rules_dir is). */
+  private besideConfig(path: string): string {
+    return resolve(dirname(this.cfg.file), path);
   }
 }
 

@@ -49,6 +49,8 @@ export function createMetrics(registry = new Registry()) {
       registers: [registry],
     }),
     deadLetters: c('weir_dead_letter_total', 'Dead letters stored, by reason.', ['reason']),
+    deadLetterReduced: c('weir_dead_letter_reduced_total', 'Dead letters the store refused whole, stored again with the record as JSON text.', []),
+    deadLetterFallback: c('weir_dead_letter_fallback_total', 'Dead letters the store refused even reduced, written to the local fallback file.', []),
   };
 }
 

@@ -45,9 +45,14 @@ export function payloadText(p: Buffer | string | undefined): string | Buffer {
   }
 }
 
-/** JSON.parse that answers undefined for anything that is not JSON. */
+/**
+ * JSON.parse that answers undefined for anything that is not JSON, bytes that are not UTF-8
+ * included (RFC 8259 §8.1): decoding them would replace each bad byte with U+FFFD and store
+ * altered data without a trace.
+ */
 export function decodeJson(v: string | Buffer): unknown {
-  const s = typeof v === 'string' ? v : v.toString('utf8');
+  const s = typeof v === 'string' ? v : payloadText(v);
+  if (typeof s !== 'string') return undefined;
   // Cheap rejection of the common non-JSON payloads before paying for an exception.
   if (s.length === 0) return undefined;
   try {

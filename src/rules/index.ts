@@ -2,7 +2,7 @@
 export type { CompiledRule, EvalResult, MessageContext, OutputRecord, RuleEvent } from './types.js';
 export { compileSql, type CompiledSqlRule } from './compile.js';
 export { compileJsonata } from './jsonata.js';
-export { createMessageContext } from './context.js';
+export { createMessageContext, rawPayloadOf } from './context.js';
 export { topicMatches, validateTopicFilter, compileTopicFilter } from './topic.js';
 export { compileTemplate, templatePaths } from './template.js';
 export { RuleError, RuleEvalError } from './errors.js';

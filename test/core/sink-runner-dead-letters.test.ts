@@ -50,7 +50,7 @@ async function deadLetters(withDescribe: boolean): Promise<Array<{ reason: strin
     const metrics = createMetrics();
     const retry = { initial_ms: 10, max_ms: 10, multiplier: 2, max_attempts: 0 };
     const cfg = { name: 'fake', batch: { max_items: 10, max_bytes: 1 << 20, max_delay_ms: 5 }, retry, max_in_flight: 1, settings: {} } as unknown as SinkConfig;
-    const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), retry, metrics, silentLogger, stop.signal);
+    const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), retry, metrics, silentLogger, stop.signal, join(dir, 'fallback.jsonl'));
     const runner = new SinkRunner(cfg, new FakeRejectingSink(withDescribe) as unknown as Sink, () => dlq, metrics, silentLogger, stop.signal);
     await runner.connect();
     const handle = runner.bind('r1', {});

@@ -59,7 +59,7 @@ describe('kafka sink under the core sink runner', { timeout: 300_000 }, () => {
       settings,
     };
     const sink = kafkaSink.create(settings as KafkaConfig, { name: 'kafka', log: silentLogger });
-    const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), cfg.retry, metrics, silentLogger, stop.signal);
+    const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), cfg.retry, metrics, silentLogger, stop.signal, join(dir, 'fallback.jsonl'));
     const runner = new SinkRunner(cfg, sink, () => dlq, metrics, silentLogger, stop.signal);
     await runner.connect();
     assert.equal(runner.ready, true);

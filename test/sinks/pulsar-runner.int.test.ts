@@ -101,7 +101,7 @@ describe('pulsar sink under the core sink runner', { timeout: 400_000 }, () => {
       settings: settings as unknown as Record<string, unknown>,
     };
     const sink = pulsarSink.create(settings, { name: 'pulsar', log: silentLogger });
-    const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), cfg.retry, metrics, silentLogger, stop.signal);
+    const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), cfg.retry, metrics, silentLogger, stop.signal, join(dir, 'fallback.jsonl'));
     const runner = new SinkRunner(cfg, sink, () => dlq, metrics, silentLogger, stop.signal);
     await runner.connect();
     assert.equal(runner.ready, true);

@@ -15,8 +15,11 @@ export function classifyPgError(err: unknown): ErrorClass {
     switch (code.slice(0, 2)) {
       // 22 data exception (bad value for the column type), 23 integrity constraint (NOT NULL,
       // CHECK, UNIQUE without ON CONFLICT): this row will never go in. Dead-letter it.
+      // 54 program limit exceeded (a value nested past max_stack_depth, too many columns or
+      // arguments): this input will exceed it again; a smaller batch may not, so it is split.
       case '22':
       case '23':
+      case '54':
         return 'reject';
       // 08 connection exception, 53 insufficient resources, 57 operator intervention (shutdown,
       // cannot connect now), 40 serialization failure/deadlock, 58 system error: try again.

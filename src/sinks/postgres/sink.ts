@@ -106,26 +106,17 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
   }
 
   async deadLetter(letters: DeadLetter[]): Promise<void> {
-    const clean = (s: string) => s.replace(/\u0000/g, '');
-    const json = (v: unknown) => {
-      if (v === undefined) return null;
-      try {
-        return clean(JSON.stringify(v));
-      } catch {
-        return null;
-      }
-    };
     await this.requirePool().query(
       `INSERT INTO ${quoteTable(this.cfg.dead_letter_table)} (rule_id, sink, reason, error, topic, payload, record, received_at)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::jsonb[], $8::timestamptz[])`,
       [
-        letters.map((l) => clean(l.ruleId)),
-        letters.map((l) => clean(l.sink)),
+        letters.map((l) => textValue(l.ruleId)),
+        letters.map((l) => textValue(l.sink)),
         letters.map((l) => l.reason),
-        letters.map((l) => clean(l.error)),
-        letters.map((l) => clean(l.topic)),
+        letters.map((l) => textValue(l.error)),
+        letters.map((l) => textValue(l.topic)),
         letters.map((l) => l.payload),
-        letters.map((l) => json(l.record)),
+        letters.map((l) => jsonbText(l.record)),
         letters.map((l) => new Date(l.receivedAt)),
       ],
     );
@@ -166,4 +157,28 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     }
     return p;
   }
+}
+
+/** A text column cannot hold NUL: shown as `\\0` (the payload column keeps the exact bytes). */
+function textValue(s: string): string {
+  return s.includes('\u0000') ? s.replaceAll('\u0000', '\\0') : s;
+}
+
+/**
+ * A record as jsonb input. jsonb refuses two escapes JSON.stringify writes: `\u0000` (NUL) and a
+ * lone surrogate (`\ud800`; stringify never escapes a valid pair). Each is turned into literal
+ * text (`\\u0000`), so the letter is stored with the character visible instead of being refused.
+ * An escape is one only after an odd run of backslashes (`\\u0000` is already literal text).
+ * Anything else the store refuses goes to the dead-letter queue's reduced form.
+ */
+export function jsonbText(v: unknown): string | null {
+  if (v === undefined) return null;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(v) as string | undefined;
+  } catch {
+    return null;
+  }
+  if (text === undefined) return null;
+  return text.replace(/(\\+)(u0000|ud[89a-f][0-9a-f]{2})/gi, (m: string, slashes: string, esc: string) => (slashes.length % 2 ? `${slashes}\\${esc}` : m));
 }
