@@ -165,6 +165,11 @@ class Demo {
     };
     const published = this.devices?.published() ?? 0;
     await step('devices', async () => this.devices?.stop());
+    // What the devices sent last may still be in the broker's hands: the embedded broker keeps
+    // nothing once stopped, so let weir take it in (up to 3 s) before weir stops reading.
+    await step('drain', async () => {
+      for (const until = Date.now() + 3000; Date.now() < until && ((await this.db?.count(this.table)) ?? published) < published; ) await new Promise((r) => setTimeout(r, 100));
+    });
     await step('weir', async () => this.runtime?.stop({ graceMs: 10_000 }));
     let stored = 0;
     await step('count', async () => (stored = (await this.db?.count(this.table)) ?? 0));
