@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<object>> = {
   pulsar: async () => (await import('./pulsar.js')).benchPulsar(),
   ingest: async () => (await import('./ingest.js')).benchIngest(),
   rules: async () => (await import('./rules.js')).benchRules(),
+  sequence: async () => (await import('./sequence.js')).benchSequence(),
 };
 
 const name = process.argv[2] ?? '';

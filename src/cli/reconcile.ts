@@ -1,33 +1,66 @@
-// weir reconcile: prove the counts. Exit 0 when every sink's own count matches what weir stored.
+// weir reconcile: prove the counts. Exit 0 when every sink's own count matches what weir stored
+// and, with --sequence, when no device's sequence numbers have gaps.
 import { fetchMetrics, type InstanceMetrics } from '../reconcile/metrics.js';
 import { reconcile, type ReconcileReport } from '../reconcile/reconcile.js';
-import { errorText } from '../errors.js';
+import { brokerCounts, type BrokerCounts } from '../reconcile/broker-counts.js';
+import { parseSequenceSpec, type SequenceResult, type SequenceSpec } from '../reconcile/sequence.js';
+import { prepareSequence, type SequenceTargets } from '../reconcile/sequence-target.js';
+import { errorText, WeirError } from '../errors.js';
 import { redactUrl } from '../log.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
 
-const HELP = `usage: weir reconcile [--config FILE] [--metrics URL ...] [--json]
+const HELP = `usage: weir reconcile [--config FILE] [--metrics URL ...] [--sequence SPEC ...] [--broker] [--json]
 
 For each rule and sink: what weir received, matched, passed, stored and dead-lettered, beside
 the sink's own count and the difference. PostgreSQL tables are checked against weir_ledger,
 which every batch updates in the same transaction as its rows (all replicas, across restarts).
 Kafka topics and Pulsar topics are checked against the success counters of the instances given
 with --metrics (valid when only weir writes the topic and no instance restarted).
-Exits 0 when every difference is 0, 1 otherwise (the differing lines are listed), 2 on bad usage.
+
+--sequence also looks for messages that never reached weir: per key (device), the sequence
+numbers missing from the table, in the key's time order. A lower seq than the row before
+starts a new run (a restart or a wrap-around); gaps are counted inside each run, so a loss at
+the start of a run cannot be seen (docs/operations.md).
+Exits 0 when every difference is 0 and no sequence number is missing, 1 otherwise (the
+differing lines and the gaps are listed), 2 on bad usage.
 
 ${CONFIG_HELP}  -m, --metrics URL   a running instance's /metrics (repeat for each replica)
-  --json              one JSON document instead of the table
+  --sequence TABLE:KEY_COLUMN:SEQ_COLUMN[:TIME_COLUMN]
+                      check a table's sequence numbers (repeatable); without TIME_COLUMN the
+                      table's ts column if it has one, else order by seq alone
+  --since TIME        only rows with time >= TIME (ISO 8601, or any PostgreSQL timestamptz)
+  --until TIME        only rows with time < TIME
+  --sink NAME         the postgres sink whose database --sequence reads (default: the one
+                      writing the table, else the first)
+  --broker            also show the broker's own counts ($SYS: messages received, sent,
+                      dropped, still stored), broker-wide since its start (Mosquitto)
+  --json              one JSON document instead of the tables
 `;
+
+const OPTIONS = {
+  ...CONFIG_OPTION,
+  metrics: { type: 'string', short: 'm', multiple: true },
+  sequence: { type: 'string', multiple: true },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  sink: { type: 'string' },
+  broker: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
 
 export const reconcileCommand: Command = {
   summary: "check every sink's own count against what weir stored",
   async run(args) {
-    const p = parse(args, { ...CONFIG_OPTION, metrics: { type: 'string', short: 'm', multiple: true }, json: { type: 'boolean' } }, HELP);
+    const p = parse(args, OPTIONS, HELP);
     if ('exit' in p) return p.exit;
-    const cfg = loadOrReport(p.values.config);
+    const v = p.values;
+    const specs = sequenceSpecs(v.sequence as unknown as string[] | undefined, v);
+    if (typeof specs === 'string') return usageError(specs);
+    const cfg = loadOrReport(v.config);
     if (!cfg) return 1;
-    const urls = (p.values.metrics as unknown as string[] | undefined) ?? [];
+    const urls = (v.metrics as unknown as string[] | undefined) ?? [];
     let metrics: InstanceMetrics | undefined;
     try {
       metrics = urls.length ? await fetchMetrics(urls) : undefined;
@@ -35,31 +68,113 @@ export const reconcileCommand: Command = {
       process.stderr.write(`error: reading --metrics: ${errorText(err)}\n`);
       return 1;
     }
+    let targets: SequenceTargets | undefined;
+    try {
+      targets = specs.length ? await prepareSequence(cfg, specs, { since: v.since, until: v.until }, v.sink) : undefined;
+    } catch (err) {
+      // A spec the table contradicts is bad usage; a database that cannot be reached is not.
+      if (err instanceof WeirError) return usageError(err.message);
+      process.stderr.write(`error: --sequence: ${redactUrl(errorText(err))}\n`);
+      return 1;
+    }
+    let broker: BrokerCounts | undefined;
+    if (v.broker) {
+      try {
+        broker = await brokerCounts(cfg.broker);
+      } catch (err) {
+        process.stderr.write(`error: --broker: reading $SYS from ${redactUrl(cfg.broker.url)}: ${errorText(err)}\n`);
+        return 1;
+      }
+    }
     const tty = process.stderr.isTTY;
     const started = Date.now();
     const progress = (text: string) => {
       if (tty) process.stderr.write(`\r${text} (${((Date.now() - started) / 1000).toFixed(0)} s)\x1b[K`);
       else process.stderr.write(`${text}\n`);
     };
-    const report = await reconcile(cfg, metrics, progress);
+    let report: ReconcileReport;
+    let sequence: SequenceResult[] = [];
+    try {
+      report = await reconcile(cfg, metrics, progress);
+      if (targets) sequence = await targets.run(progress);
+    } catch (err) {
+      if (tty) process.stderr.write('\r\x1b[K');
+      process.stderr.write(`error: ${redactUrl(errorText(err))}\n`);
+      return 1;
+    } finally {
+      await targets?.close();
+    }
     if (tty) process.stderr.write('\r\x1b[K');
-    process.stdout.write(p.values.json ? `${JSON.stringify(report, null, 2)}\n` : table(report));
+    const gaps = sequence.filter((s) => s.missing > 0);
+    const ok = report.ok && gaps.length === 0;
+    if (p.values.json) process.stdout.write(`${JSON.stringify({ ...report, ok, ...(targets ? { sequence } : {}), ...(broker ? { broker: broker.values } : {}) }, null, 2)}\n`);
+    else process.stdout.write(table(report) + (targets ? sequenceTables(sequence) : '') + (broker ? brokerTable(broker) : ''));
     if (!report.ok) {
       for (const l of report.lines.filter((x) => x.difference !== undefined && x.difference !== 0)) {
         process.stderr.write(`DIFFERENCE rule ${l.rule} → ${l.sink} (${l.target}): sink has ${l.sinkCount ?? '?'}, weir stored ${l.weirCount ?? '?'}, difference ${l.difference}${l.note ? ` — ${redactUrl(l.note)}` : ''}\n`);
       }
     }
-    return report.ok ? 0 : 1;
+    for (const g of gaps) process.stderr.write(`GAPS: ${g.table}: ${plural(g.missing, 'missing sequence number')} over ${plural(g.keysWithGaps, 'key')}\n`);
+    return ok ? 0 : 1;
   },
 };
+
+/** The --sequence specs, or the usage error; --since, --until and --sink only mean something with them. */
+function sequenceSpecs(texts: string[] | undefined, v: { since?: string; until?: string; sink?: string }): SequenceSpec[] | string {
+  const given = (['since', 'until', 'sink'] as const).filter((o) => v[o] !== undefined);
+  if (!texts?.length) return given.length ? `--${given[0]} applies to --sequence, and none was given` : [];
+  try {
+    return texts.map(parseSequenceSpec);
+  } catch (err) {
+    return errorText(err);
+  }
+}
+
+function usageError(text: string): number {
+  process.stderr.write(`error: ${text}\n\n${HELP}`);
+  return 2;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Columns padded to their widest cell; `align` has an l (names) or r (counts) per column. */
+function columns(head: string[], rows: string[][], align: string, indent = ''): string {
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => indent + cells.map((c, i) => (align[i] === 'l' ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join('  ').trimEnd();
+  return [head, ...rows].map(line).join('\n') + '\n';
+}
 
 function table(r: ReconcileReport): string {
   const head = ['rule', 'sink', 'target', 'matched', 'passed', 'failed', 'success', 'dead-lettered', 'weir stored', 'sink count', 'difference'];
   const fmt = (v: number | undefined) => (v === undefined ? '-' : Number.isNaN(v) ? '?' : String(v));
   const rows = r.lines.map((l) => [l.rule, l.sink, l.target, fmt(l.matched), fmt(l.passed), fmt(l.failed), fmt(l.success), fmt(l.deadLettered), fmt(l.weirCount), fmt(l.sinkCount), fmt(l.difference)]);
-  const width = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join('  ');
   const notes = r.lines.filter((l) => l.note).map((l) => `  ${l.rule} → ${l.sink}: ${redactUrl(l.note!)}`);
   const top = r.received === undefined ? '' : `received ${r.received}, acked ${r.acked}\n`;
-  return `${top}${line(head)}\n${rows.map(line).join('\n')}\n${notes.length ? `${notes.join('\n')}\n` : ''}${r.ok ? 'reconciled: every difference is 0' : 'NOT reconciled'}\n`;
+  return `${top}${columns(head, rows, 'lllrrrrrrrr')}${notes.length ? `${notes.join('\n')}\n` : ''}${r.ok ? 'reconciled: every difference is 0' : 'NOT reconciled'}\n`;
+}
+
+function sequenceTables(results: SequenceResult[]): string {
+  const head = ['table', 'key', 'seq', 'time', 'keys', 'rows', 'missing', 'duplicates', 'runs'];
+  const rows = results.map((s) => [s.table, s.key, s.seq, s.time ?? '-', ...[s.keys, s.rows, s.missing, s.duplicates, s.runs].map(String)]);
+  let out = `\nsequence numbers, per key in time order (a drop in seq starts a new run):\n${columns(head, rows, 'llllrrrrr')}`;
+  for (const s of results) {
+    if (s.since || s.until) out += `  ${s.table}: rows with ${s.time} ${[s.since && `>= ${s.since}`, s.until && `< ${s.until}`].filter(Boolean).join(' and ')}\n`;
+    if (!s.worst.length) continue;
+    const ranges = (k: SequenceResult['worst'][number]) => k.firstMissing.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(', ') + (k.ranges > k.firstMissing.length ? ', …' : '');
+    const worst = s.worst.map((k) => [k.key ?? 'NULL', String(k.rows), String(k.missing), String(k.duplicates), String(k.runs), ranges(k)]);
+    // Named by the whole spec: the same table may be checked in two orders.
+    const spec = [s.table, s.key, s.seq, ...(s.time ? [s.time] : [])].join(':');
+    out += `worst keys of ${spec} (${plural(s.keysWithGaps, 'key')} with gaps):\n${columns(['key', 'rows', 'missing', 'duplicates', 'runs', 'first missing'], worst, 'lrrrrl', '  ')}`;
+  }
+  const gaps = results.filter((s) => s.missing > 0).length;
+  return out + (gaps ? 'GAPS in the sequence numbers\n' : 'no gaps in the sequence numbers\n');
+}
+
+/** The broker's $SYS values: shown beside weir's counts, never compared (broker-wide, reset at its start). */
+function brokerTable(b: BrokerCounts): string {
+  const names = Object.keys(b.values);
+  if (!names.length) return "\nthe broker's own counts: none (no $SYS answer within 2 s; Mosquitto publishes them, most brokers do not)\n";
+  return `\nthe broker's own counts ($SYS, broker-wide since its start):\n${columns(['name', 'value'], names.map((n) => [n, b.values[n]!]), 'lr', '  ')}`;
 }

@@ -144,16 +144,7 @@ export class MqttSession {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let sock: net.Socket;
     if (secure) {
-      const t = this.cfg.tls;
-      sock = tls.connect({
-        host,
-        port,
-        servername: t?.servername ?? (net.isIP(host) ? undefined : host),
-        rejectUnauthorized: t?.verify ?? true,
-        ca: t?.ca ? readFileSync(t.ca) : undefined,
-        cert: t?.cert ? readFileSync(t.cert) : undefined,
-        key: t?.key ? readFileSync(t.key) : undefined,
-      });
+      sock = tls.connect({ host, port, ...brokerTlsOptions(this.cfg, host) });
       sock.once('secureConnect', () => this.sendConnect(sock));
     } else {
       sock = net.connect({ host, port });
@@ -352,3 +343,14 @@ export class MqttSession {
   }
 }
 
+/** TLS options for a connection to the broker (weir's sessions, reconcile's $SYS read). */
+export function brokerTlsOptions(cfg: BrokerConfig, host: string): { servername?: string; rejectUnauthorized: boolean; ca?: Buffer; cert?: Buffer; key?: Buffer } {
+  const t = cfg.tls;
+  return {
+    servername: t?.servername ?? (net.isIP(host) ? undefined : host),
+    rejectUnauthorized: t?.verify ?? true,
+    ca: t?.ca ? readFileSync(t.ca) : undefined,
+    cert: t?.cert ? readFileSync(t.cert) : undefined,
+    key: t?.key ? readFileSync(t.key) : undefined,
+  };
+}

@@ -1,0 +1,65 @@
+// Which database each `--sequence` table is read from: a postgres sink of weir.yaml. The one named
+// by --sink; else the one whose actions write the table (the table is there); else the first.
+// Every spec is checked against its table before anything is counted, so a typo in a column name
+// is reported at once, not after the ledger's count(*) of a large table.
+import pg from 'pg';
+import type { SinkConfig, WeirConfig } from '../config/load.js';
+import { errorText, WeirError } from '../errors.js';
+import { checkSequence, planSequence, type SequencePlan, type SequenceResult, type SequenceSpec, type TimeRange } from './sequence.js';
+import type { Progress } from './reconcile.js';
+
+export interface SequenceTargets {
+  /** Runs every planned check, in the order given. */
+  run(progress: Progress): Promise<SequenceResult[]>;
+  close(): Promise<void>;
+}
+
+export function sequenceSink(cfg: WeirConfig, table: string, name?: string): SinkConfig {
+  if (name !== undefined) {
+    const s = cfg.sinks.get(name);
+    if (!s) throw new WeirError('reconcile.no_sink', `--sink ${name}: ${cfg.file} has no sink of that name`);
+    if (s.type.type !== 'postgres') throw new WeirError('reconcile.no_sink', `--sink ${name} is a ${s.type.type} sink: --sequence reads a postgres sink's table`);
+    return s;
+  }
+  const candidates = [...cfg.sinks.values()].filter((s) => s.type.type === 'postgres');
+  if (!candidates.length) throw new WeirError('reconcile.no_sink', `${cfg.file} has no postgres sink: --sequence reads a table of one`);
+  const writes = (s: SinkConfig) => cfg.rules.some((r) => r.actions.some((a) => a.sink === s.name && a.settings.table === table));
+  return candidates.find(writes) ?? candidates[0]!;
+}
+
+/** Connects to each spec's sink (once per sink) and plans each check; closes them on failure. */
+export async function prepareSequence(cfg: WeirConfig, specs: readonly SequenceSpec[], range: TimeRange, sinkName?: string): Promise<SequenceTargets> {
+  const clients = new Map<string, pg.Client>();
+  const close = async () => {
+    await Promise.all([...clients.values()].map((c) => c.end().catch(() => undefined)));
+  };
+  const plans: Array<{ client: pg.Client; plan: SequencePlan }> = [];
+  try {
+    for (const spec of specs) {
+      const sink = sequenceSink(cfg, spec.table, sinkName);
+      let client = clients.get(sink.name);
+      if (!client) {
+        client = new pg.Client({ connectionString: String(sink.settings.url), application_name: 'weir-reconcile' });
+        clients.set(sink.name, client);
+        await client.connect().catch((err: unknown) => {
+          throw new Error(`sink ${sink.name}: cannot connect to PostgreSQL: ${errorText(err)}`, { cause: err });
+        });
+      }
+      plans.push({ client, plan: await planSequence(client, spec, range) });
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return {
+    async run(progress) {
+      const out: SequenceResult[] = [];
+      for (const { client, plan } of plans) {
+        progress(`checking sequence numbers of ${plan.table}…`);
+        out.push(await checkSequence(client, plan));
+      }
+      return out;
+    },
+    close,
+  };
+}
