@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The test command (`npm test`, called by .ci/run): starts each real service the selected test
-// files use once for the whole run (Mosquitto, PostgreSQL, Kafka, Pulsar, each by its harness in
+// files use once for the whole run (Mosquitto, PostgreSQL, Kafka, Pulsar, HiveMQ, each by its harness in
 // test/harness/), passes their addresses to the tests in WEIR_TEST_<NAME>, runs the files with
 // node's test runner one at a time (2 cores: parallel files would measure each other), and stops
 // the services. `npm test -- test/foo.test.ts …` runs only those files.
@@ -15,6 +15,7 @@ const SERVICES = [
   { name: 'postgres', uses: 'sharedPostgres(' },
   { name: 'kafka', uses: 'sharedKafka(' },
   { name: 'pulsar', uses: 'sharedPulsar(' },
+  { name: 'hivemq', uses: 'sharedHivemq(' },
 ];
 
 function findTests(dir) {

@@ -26,9 +26,13 @@ export interface PublishOptions {
   intervalMs?: number;
   /** Unacked QoS 1 publishes per client. */
   window?: number;
+  /** mqtt.js reconnectPeriod: a client whose connection dropped tries again every this many ms. Default 1000. */
+  reconnectMs?: number;
   clientIdPrefix?: string;
   /** Optional per-message hook to replace the payload (bad input tests). */
   payloadFor?: (device: number, seq: number) => Buffer | undefined;
+  /** Called once per message the broker acknowledged (a successful PUBACK), for a ledger of what was published. */
+  onAcked?: (device: number, seq: number) => void;
   /** First seq per device (to continue a run). */
   seqBase?: number;
   /** Credentials and the CA file for TLS brokers. */
@@ -37,10 +41,20 @@ export interface PublishOptions {
 
 export interface PublishResult {
   published: number;
+  /**
+   * Messages the broker acknowledged (MQTT 5's PUBACK 0x10 "no matching subscribers" included: the
+   * broker acked it, then dropped it). A QoS 1 message whose connection dropped before its PUBACK
+   * is not counted then: mqtt.js keeps it in its outgoing store, sends it again (DUP) once the
+   * client has reconnected (see reconnectMs), and it counts when that PUBACK arrives. So across a
+   * broker restart `acked` still reaches `published`, and a message may reach the broker twice.
+   */
   acked: number;
+  /** Messages the broker refused (a PUBACK reason code >= 0x80): never acked. */
+  failed: number;
+  /** Connections re-established after a drop, over all clients. */
+  reconnects: number;
   startedAt: number;
   endedAt: number;
-  /** Publish time of every message, by `${device}/${seq}`, only when tracking was asked for. */
 }
 
 export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
@@ -54,7 +68,7 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
       await mqtt.connectAsync(o.url, {
         clientId: `${o.clientIdPrefix ?? 'bench-pub'}-${c}`,
         clean: true,
-        reconnectPeriod: 1000,
+        reconnectPeriod: o.reconnectMs ?? 1000,
         protocolVersion: 5,
         username: co.username,
         password: co.password,
@@ -63,9 +77,17 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
     );
     if (connGap) await new Promise((r) => setTimeout(r, connGap));
   }
+  let reconnects = 0;
+  for (const client of clients) {
+    // While the broker is away every reconnect attempt emits 'error' (ECONNREFUSED), which would
+    // throw without a listener; mqtt.js goes on reconnecting.
+    client.on('error', () => {});
+    client.on('connect', () => reconnects++);
+  }
   const startedAt = Date.now();
   let published = 0;
   let acked = 0;
+  let failed = 0;
   const perClient = (c: number) => Math.floor(o.limit / o.clients) + (c < o.limit % o.clients ? 1 : 0);
   await Promise.all(
     clients.map(async (client, c) => {
@@ -84,7 +106,11 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
         inflight++;
         published++;
         client.publish(topicOf(device), payload, { qos: o.qos }, (err) => {
-          if (!err) acked++;
+          if (err) failed++;
+          else {
+            acked++;
+            o.onAcked?.(device, seq);
+          }
           inflight--;
           const w = wake;
           wake = undefined;
@@ -98,7 +124,7 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
   );
   const endedAt = Date.now();
   await Promise.all(clients.map((c) => c.endAsync()));
-  return { published, acked, startedAt, endedAt };
+  return { published, acked, failed, reconnects, startedAt, endedAt };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -42,8 +42,20 @@ export const BrokerSpec = Type.Object(
       {
         min_ms: Type.Integer({ minimum: 10, default: 500 }),
         max_ms: Type.Integer({ minimum: 10, default: 30_000 }),
+        refused_ms: Type.Integer({
+          minimum: 0,
+          default: 50,
+          description:
+            "While the broker's port refuses connections (a broker restarting), retry every refused_ms/2 to refused_ms for up to 60 s instead of backing off, so that weir subscribes again as soon as the broker is back (Mosquitto does not restore $share subscriptions across a restart: what arrives before weir subscribes again is lost). 0 = always back off.",
+        }),
+        quiet_resume_ms: Type.Integer({
+          minimum: 0,
+          default: 5000,
+          description:
+            'In the first minute after a resumed session (session present), a connection quiet for this many ms with nothing unacked is reconnected, once per connection drop: HiveMQ CE, restarted after a crash, holds what it queued for a shared subscription until the session connects again. 0 = never.',
+        }),
       },
-      { additionalProperties: false, default: {}, description: 'Exponential backoff with full jitter between reconnect attempts.' },
+      { additionalProperties: false, default: {}, description: 'Exponential backoff with full jitter between reconnect attempts, except while connections are refused (refused_ms).' },
     ),
     ack: Type.Union([Type.Literal('after_commit'), Type.Literal('on_receive')], {
       default: 'after_commit',

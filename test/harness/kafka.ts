@@ -11,12 +11,13 @@
 // Started as a program (`node --import tsx test/harness/kafka.ts`), it starts one broker, prints
 // `{"brokers":[...]}` on one line and keeps it until SIGTERM/SIGINT: the test runner can put that
 // line in WEIR_TEST_KAFKA for every test file. docs/kafka.md has the measurements and pitfalls.
-import { spawn, execFile } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
+import { fetchJars, jvmWatchdog } from './jvm.js';
 import { freePort, startService, tempDir, waitFor, waitForPort, type Service } from './process.js';
 
 const execFileP = promisify(execFile);
@@ -51,12 +52,7 @@ export interface StartKafkaOptions {
 
 /** Resolves the broker's jars into .it/kafka/lib unless they are there for the current pom. */
 export async function ensureKafkaJars(): Promise<string> {
-  try {
-    await execFileP('bash', [FETCH], { cwd: ROOT, timeout: 9 * 60_000, maxBuffer: 16 * 1024 * 1024 });
-  } catch (err) {
-    const e = err as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`kafka: fetching the broker jars failed (bash ${FETCH}):\n${e.stderr ?? ''}${e.stdout ?? ''}\n${e.message}`);
-  }
+  await fetchJars('kafka', FETCH, ROOT);
   return LIB;
 }
 
@@ -145,25 +141,6 @@ async function adminReady(brokers: string[]): Promise<boolean> {
   }
 }
 
-/**
- * Kills the JVM and deletes `dir` if this Node process dies without dispose() (test timeout,
- * crash, Ctrl-C): a detached shell polls the parent pid. A JVM left behind would hold 0.5 GB on a
- * machine shared with other engineers' tests.
- */
-function watchdog(javaPid: number, dir: string): void {
-  const script = [
-    `while kill -0 ${process.pid} 2>/dev/null && kill -0 ${javaPid} 2>/dev/null; do sleep 1; done`,
-    // The JVM stopped while its parent lives: a normal stop(), nothing to do.
-    `kill -0 ${process.pid} 2>/dev/null && exit 0`,
-    `kill -TERM ${javaPid} 2>/dev/null`,
-    `for i in $(seq 1 40); do kill -0 ${javaPid} 2>/dev/null || break; sleep 0.5; done`,
-    `kill -KILL ${javaPid} 2>/dev/null`,
-    `rm -rf '${dir}'`,
-  ].join('\n');
-  const w = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });
-  w.unref();
-}
-
 export async function startKafka(opts: StartKafkaOptions = {}): Promise<KafkaBroker> {
   await ensureKafkaJars();
   const dir = tempDir('kafka');
@@ -200,7 +177,7 @@ export async function startKafka(opts: StartKafkaOptions = {}): Promise<KafkaBro
     s.proc.unref();
     (s.proc.stdout as { unref?: () => void } | null)?.unref?.();
     (s.proc.stderr as { unref?: () => void } | null)?.unref?.();
-    if (s.proc.pid !== undefined) watchdog(s.proc.pid, dir);
+    if (s.proc.pid !== undefined) jvmWatchdog(s.proc.pid, dir);
     try {
       await waitForPort(port, READY_TIMEOUT_MS, s);
       await waitFor(

@@ -5,9 +5,13 @@
 //   const m = await startMosquitto();  // m.url = 'mqtt://127.0.0.1:PORT'
 //   const { url } = await sharedMosquitto();  // WEIR_TEST_MOSQUITTO's broker, or one for this process
 //
+//   const p = await startMosquitto({ persistence: true });  // sessions and queues saved to disk
+//   await p.stop(); await p.start();   // SIGTERM (saves), same port, same data
+//   await p.kill(); await p.start();   // SIGKILL: what was not autosaved yet is gone
+//
 // Started as a program it starts one broker, prints {"url": ...} and runs until SIGTERM.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureDebianPackage } from './apt.js';
@@ -16,8 +20,14 @@ import { freePort, startService, tempDir, waitForPort, type Service } from './pr
 export interface MosquittoBroker {
   readonly url: string;
   readonly port: number;
+  /** SIGTERM: Mosquitto saves its persistence file (with `persistence`) and exits. */
   stop(): Promise<void>;
+  /** Starts it again after stop() or kill(), on the same port and persistence file. */
   start(): Promise<void>;
+  /** SIGKILL: with `persistence`, what changed since the last autosave is lost. */
+  kill(): Promise<void>;
+  /** The config, log and persistence directory, for debugging. */
+  readonly dir: string;
   /** Lets the calling process exit while the broker runs. */
   unref(): void;
 }
@@ -29,7 +39,16 @@ export interface StartMosquittoOptions {
   tls?: { cafile: string; certfile: string; keyfile: string };
   /** Require this user (password_file is generated with mosquitto_passwd). */
   user?: { username: string; password: string };
+  /**
+   * Save sessions, subscriptions and queued messages to `<dir>/data/mosquitto.db` (every
+   * AUTOSAVE_S and at a graceful stop) and load them at start. Default false: the shared broker
+   * keeps nothing across restarts.
+   */
+  persistence?: boolean;
 }
+
+/** `autosave_interval` with persistence: at most this many seconds of changes are lost by a SIGKILL. */
+export const AUTOSAVE_S = 1;
 
 export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<MosquittoBroker> {
   await ensureDebianPackage('mosquitto', BINARY_CANDIDATES);
@@ -43,7 +62,7 @@ export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<
       `listener ${port} 127.0.0.1`,
       ...(opts.tls ? [`cafile ${opts.tls.cafile}`, `certfile ${opts.tls.certfile}`, `keyfile ${opts.tls.keyfile}`] : []),
       ...(opts.user ? ['allow_anonymous false', `password_file ${passwordFile(dir, opts.user)}`] : ['allow_anonymous true']),
-      'persistence false',
+      ...(opts.persistence ? persistenceLines(dir) : ['persistence false']),
       // 0 = no limit: weir bounds its own unacked window; the broker must never drop a queued message.
       'max_inflight_messages 0',
       'max_queued_messages 0',
@@ -60,6 +79,7 @@ export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<
   const broker: MosquittoBroker = {
     url: `${opts.tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`,
     port,
+    dir,
     async start() {
       svc = startService(bin, ['-c', conf], join(dir, 'mosquitto.log'));
       await waitForPort(port, 10_000, svc);
@@ -67,12 +87,38 @@ export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<
     async stop() {
       await svc?.stop(5000);
     },
+    async kill() {
+      const s = svc;
+      if (!s || s.proc.exitCode !== null || s.proc.signalCode !== null) return;
+      // The broker may be unref'd: a timer keeps this process alive until the exit is seen.
+      const keep = setInterval(() => {}, 1000);
+      const exited = new Promise((r) => s.proc.once('exit', r));
+      s.proc.kill('SIGKILL');
+      await exited;
+      clearInterval(keep);
+    },
     unref() {
       svc?.unref();
     },
   };
   await broker.start();
   return broker;
+}
+
+function persistenceLines(dir: string): string[] {
+  const data = join(dir, 'data');
+  mkdirSync(data);
+  // As root, mosquitto drops to its own user before it opens the file: in a root-owned directory
+  // it cannot write it ("Permission denied" at shutdown, nothing saved).
+  if (process.getuid?.() === 0) {
+    chmodSync(dir, 0o755);
+    chownSync(data, mosquittoId('-u'), mosquittoId('-g'));
+  }
+  return ['persistence true', `persistence_location ${data}/`, `autosave_interval ${AUTOSAVE_S}`];
+}
+
+function mosquittoId(flag: '-u' | '-g'): number {
+  return Number(execFileSync('id', [flag, 'mosquitto']).toString().trim());
 }
 
 function passwordFile(dir: string, user: { username: string; password: string }): string {
@@ -83,8 +129,7 @@ function passwordFile(dir: string, user: { username: string; password: string })
   // As root, mosquitto drops to its own user before it reads the file.
   if (process.getuid?.() === 0) {
     chmodSync(dir, 0o755);
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'mosquitto']).toString().trim());
-    chownSync(file, id('-u'), id('-g'));
+    chownSync(file, mosquittoId('-u'), mosquittoId('-g'));
   }
   return file;
 }

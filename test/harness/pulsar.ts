@@ -5,11 +5,10 @@
 // (`node --import tsx test/harness/pulsar.ts`), it starts one broker for a whole test run, prints
 // `{"serviceUrl":…,"httpUrl":…}` on one line (the value of WEIR_TEST_PULSAR) and keeps it until
 // SIGTERM/SIGINT.
-import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
+import { fetchJars, jvmWatchdog } from './jvm.js';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -52,30 +51,10 @@ const JVM_FLAGS = [
 
 const START_TIMEOUT_MS = Number(process.env.WEIR_PULSAR_START_TIMEOUT_MS ?? 180_000);
 
-/**
- * A detached shell that outlives this process: if the test process dies (even by SIGKILL) while
- * the JVM runs, it stops the JVM and deletes the broker's directory. A normal stop() ends it.
- */
-function watchdog(javaPid: number, dir: string): void {
-  const parent = process.pid;
-  const script = `
-while kill -0 ${parent} 2>/dev/null; do
-  kill -0 ${javaPid} 2>/dev/null || exit 0
-  sleep 1
-done
-kill -TERM ${javaPid} 2>/dev/null
-n=0
-while kill -0 ${javaPid} 2>/dev/null && [ $n -lt 30 ]; do sleep 0.5; n=$((n+1)); done
-kill -KILL ${javaPid} 2>/dev/null
-rm -rf '${dir}'
-`;
-  spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' }).unref();
-}
-
 /** Runs fetch.sh, which returns at once when the jars for this pom are already in .it/pulsar/lib. */
 export async function ensurePulsarJars(): Promise<string> {
   // fetch.sh hashes pom.xml + settings.xml and returns at once when the jars match them.
-  await promisify(execFile)('bash', [join(BROKER_DIR, 'fetch.sh')], { maxBuffer: 16 << 20, timeout: 30 * 60_000 });
+  await fetchJars('pulsar', join(BROKER_DIR, 'fetch.sh'), ROOT, 30 * 60_000);
   if (!existsSync(join(LIB_DIR, '.fetched'))) throw new Error(`Pulsar jars missing in ${LIB_DIR} after fetch.sh`);
   return LIB_DIR;
 }
@@ -132,7 +111,7 @@ export async function startPulsar(opts: StartOptions = {}): Promise<PulsarBroker
       '-c', join(dir, 'standalone.conf'), '-nfw', '-nss', '--bookkeeper-port', String(bookiePort),
     ], logFile, { cwd: dir, env: { ...process.env, OTEL_SDK_DISABLED: 'true' } });
     svc = s;
-    if (s.proc.pid !== undefined) watchdog(s.proc.pid, dir);
+    if (s.proc.pid !== undefined) jvmWatchdog(s.proc.pid, dir);
     if (opts.unref) {
       // The JVM and its pipes must not keep a test process alive once its tests are done.
       s.proc.unref();
