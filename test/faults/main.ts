@@ -55,6 +55,13 @@ their payload), or lost. Duplicates are rows beyond one per (device_id, seq). Th
 their expectations are in test/faults/scenarios.ts; test/faults/faults.test.ts runs each in CI at
 a few thousand messages.
 
+A broker scenario may lose messages by design and pass: Mosquitto 2.0 does not restore \`$share\`
+subscriptions across a restart, so what is published between the broker's start and weir's
+SUBSCRIBE goes to nobody (tens of ms while weir runs; everything until weir starts again in the
+backlog scenario, where weir is stopped). Such a scenario passes only if \`weir reconcile
+--sequence\` exits 1 and names the missing count; docs/operations.md (broker restarts) says how to
+configure Mosquitto so that nothing is lost.
+
 - Command: \`${command}\` (${size.toLocaleString('en')} messages per scenario)
 - Date: ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${Math.round((Date.now() - started.getTime()) / 60_000)} min in all
 - Machine: ${availableParallelism()} cores (shared with other work), Node ${process.version}; weir runs from source (tsx), PostgreSQL with fsync off
