@@ -91,9 +91,16 @@ export class Runtime {
   }
 
   readiness(): { ready: boolean; detail: Record<string, unknown> } {
-    const sinks = Object.fromEntries([...this.runners.values()].map((r) => [r.name, r.ready]));
+    const runners = [...this.runners.values()];
+    // Each sink with its state and, when not ready, why: a typo in a URL or a missing column shows here.
+    const sinks = Object.fromEntries(
+      runners.map((r) => {
+        const { ready, state, reason } = r.status;
+        return [r.name, ready ? { ready, state } : { ready, state, reason }];
+      }),
+    );
     const broker = this.ingest.connected;
-    return { ready: broker && Object.values(sinks).every(Boolean) && !this.stopping, detail: { broker, sinks } };
+    return { ready: broker && runners.every((r) => r.ready) && !this.stopping, detail: { broker, sinks } };
   }
 
   stop(opts: StopOptions = {}): Promise<void> {

@@ -6,11 +6,12 @@ import type { SinkConfig } from '../config/load.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { actionCounters, type ActionCounters, type Metrics } from '../metrics/names.js';
-import { backoffMs, sleep } from '../retry/backoff.js';
+import { backoffMs, fatalBackoffMs, sleep } from '../retry/backoff.js';
 import type { OutputRecord } from '../rules/types.js';
-import type { BoundAction, Sink, SinkInput } from '../sinks/types.js';
+import type { BoundAction, ErrorClass, Sink, SinkInput } from '../sinks/types.js';
 import { Batcher } from './batcher.js';
 import { letterFor, type DeadLetterQueue } from './dead-letter.js';
+import { SinkHealth, type SinkHealthStatus } from './sink-health.js';
 
 /** How an item ended. Every item ends exactly once. */
 export type Outcome = 'stored' | 'dead_lettered';
@@ -46,8 +47,7 @@ export class SinkRunner {
   readonly name: string;
   private readonly queue: PQueue;
   private readonly actions = new Set<ActionHandle>();
-  private up = false;
-  private lastError = '';
+  private readonly health: SinkHealth;
 
   constructor(
     readonly cfg: SinkConfig,
@@ -59,14 +59,17 @@ export class SinkRunner {
   ) {
     this.name = cfg.name;
     this.queue = new PQueue({ concurrency: cfg.max_in_flight });
+    this.health = new SinkHealth(this.name, log, metrics.sinkUp.labels(this.name));
   }
 
   get ready(): boolean {
-    return this.up;
+    return this.health.ready;
   }
 
-  get status(): { up: boolean; last_error: string; pending_batches: number } {
-    return { up: this.up, last_error: this.lastError, pending_batches: this.queue.size + this.queue.pending };
+  /** For /sinks and /readyz. `up` and `last_error` are kept for readers of the older shape. */
+  get status(): SinkHealthStatus & { up: boolean; last_error: string; pending_batches: number } {
+    const h = this.health.status();
+    return { up: h.ready, last_error: h.reason, ...h, pending_batches: this.queue.size + this.queue.pending };
   }
 
   /** Connects, retrying with backoff until it succeeds or the runner is stopped. */
@@ -74,11 +77,13 @@ export class SinkRunner {
     for (let attempt = 1; !this.signal.aborted; attempt++) {
       try {
         await this.sink.connect(this.signal);
-        this.setUp(true);
+        this.health.reachable();
         return;
       } catch (err) {
-        this.setUp(false, err);
-        await sleep(backoffMs(this.cfg.retry, attempt), this.signal);
+        if (this.signal.aborted) return;
+        this.health.unreachable(err);
+        const slow = safeClassify(this.sink, err) === 'fatal';
+        await sleep((slow ? fatalBackoffMs : backoffMs)(this.cfg.retry, attempt), this.signal);
       }
     }
   }
@@ -87,9 +92,9 @@ export class SinkRunner {
   async probe(): Promise<void> {
     try {
       await this.sink.probe(this.signal);
-      this.setUp(true);
+      this.health.reachable();
     } catch (err) {
-      this.setUp(false, err);
+      if (!this.signal.aborted) this.health.unreachable(err);
     }
   }
 
@@ -172,7 +177,7 @@ export class SinkRunner {
     m.batchLatency.labels(this.name).observe((performance.now() - started) / 1000);
     m.batchSize.labels(this.name).observe(batch.length);
     // Up only when the sink took something: a result that asks to retry every item is an outage.
-    if (result.retry.length < batch.length) this.setUp(true);
+    if (result.retry.length < batch.length) this.health.wrote(handle.ruleId);
     const failed = new Set<number>([...result.retry, ...result.rejected.map((r) => r.index)]);
     let stored = 0;
     for (let i = 0; i < batch.length; i++) {
@@ -188,13 +193,15 @@ export class SinkRunner {
     }
   }
 
-  private async retryLater(handle: ActionHandle, batch: Entry[], attempt: number, err: unknown, cls: string): Promise<void> {
-    const m = this.metrics;
-    this.setUp(false, err);
+  private async retryLater(handle: ActionHandle, batch: Entry[], attempt: number, err: unknown, cls: ErrorClass): Promise<void> {
+    // The health logs the problem once and then at most once a minute; each retry only at debug.
+    if (cls === 'fatal') this.health.failing(handle.ruleId, this.sink.fatalKind?.(err) ?? 'fatal error', err);
+    else this.health.unreachable(err);
     const max = this.cfg.retry.max_attempts;
     if (max > 0 && attempt >= max) return this.deadLetter(handle, batch, 'retries_exhausted', err, true);
-    this.log.warn({ sink: this.name, rule: handle.ruleId, class: cls, attempt, items: batch.length, err: errorText(err) }, 'write failed; will retry');
-    await sleep(backoffMs(this.cfg.retry, attempt), this.signal);
+    this.log.debug({ sink: this.name, rule: handle.ruleId, class: cls, attempt, items: batch.length, err: errorText(err) }, 'write failed; will retry');
+    // An error an operator must fix is retried slowly (up to FATAL_MAX_MS), a transient one soon.
+    await sleep((cls === 'fatal' ? fatalBackoffMs : backoffMs)(this.cfg.retry, attempt), this.signal);
     if (this.signal.aborted) {
       // Shutting down: these items end here unstored; their messages stay unacked and the broker
       // redelivers them to the next session.
@@ -215,19 +222,9 @@ export class SinkRunner {
     if (wasInflight) handle.counters.inflight.dec(entries.length);
     for (const e of entries) e.waiter.itemDone('dead_lettered', handle);
   }
-
-  private setUp(up: boolean, err?: unknown): void {
-    if (up !== this.up) {
-      if (up) this.log.info({ sink: this.name }, 'sink up');
-      else this.log.warn({ sink: this.name, err: errorText(err) }, 'sink down');
-    }
-    this.up = up;
-    if (err !== undefined) this.lastError = errorText(err);
-    this.metrics.sinkUp.labels(this.name).set(up ? 1 : 0);
-  }
 }
 
-function safeClassify(sink: Sink, err: unknown): string {
+function safeClassify(sink: Sink, err: unknown): ErrorClass {
   // Programming errors are never worth retrying.
   if (err instanceof TypeError || err instanceof RangeError) return 'reject';
   try {

@@ -8,6 +8,19 @@ export function backoffMs(policy: RetryConfig, attempt: number): number {
   return Math.round(base * (1 + 0.2 * Math.random()));
 }
 
+/** Longest wait between two writes that failed for good (class `fatal`: docs/errors.md). */
+export const FATAL_MAX_MS = 30_000;
+
+/**
+ * Wait before retrying a write that failed for good (a missing table, bad credentials): an
+ * operator must act, so weir retries slowly, starting where transient retries top out (max_ms)
+ * and doubling up to FATAL_MAX_MS, so the stream resumes within that long of the fix.
+ */
+export function fatalBackoffMs(policy: RetryConfig, attempt: number): number {
+  const slowest = Math.max(FATAL_MAX_MS, policy.max_ms);
+  return backoffMs({ ...policy, initial_ms: policy.max_ms, max_ms: slowest, multiplier: Math.max(2, policy.multiplier) }, attempt);
+}
+
 /** Sleeps `ms`, or until `signal` aborts (then resolves early: the caller checks the signal). */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -79,6 +79,11 @@ export interface Sink<ActionCfg = unknown, Item = unknown> {
   probe(signal: AbortSignal): Promise<void>;
   /** Classifies a driver error (one place per sink, see classify.ts in the sink's folder). */
   classify(err: unknown): ErrorClass;
+  /**
+   * What an operator must fix, in a few words, for an error classified `fatal` ('schema error',
+   * 'authentication error'): the log and /sinks lead with it. Default: 'fatal error'.
+   */
+  fatalKind?(err: unknown): string;
   /** Stores dead letters durably, when the sink can (PostgreSQL: a table). */
   deadLetter?(letters: DeadLetter[], signal: AbortSignal): Promise<void>;
   close(): Promise<void>;

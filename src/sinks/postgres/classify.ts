@@ -43,3 +43,26 @@ export function classifyPgError(err: unknown): ErrorClass {
   if (/Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(e?.message ?? '')) return 'retry';
   return 'retry';
 }
+
+/**
+ * What an operator must fix for an error classifyPgError calls fatal, by SQLSTATE class, so the
+ * log says "schema error" rather than only the server's words.
+ */
+export function pgFatalKind(err: unknown): string {
+  if (err instanceof WeirError) return err.code === 'sink.postgres.unknown_column' ? 'schema error' : 'fatal error';
+  const code = String((err as { code?: unknown })?.code ?? '');
+  // 42501 insufficient_privilege is class 42 too, but a grant fixes it, not a migration.
+  if (code === '42501') return 'permission error';
+  switch (code.slice(0, 2)) {
+    // 42P01 undefined table, 42703 undefined column, 42804 a column type that cannot take the
+    // value's type, 42P10 an ON CONFLICT target without a matching unique index…
+    case '42':
+      return 'schema error';
+    case '28':
+      return 'authentication error';
+    case '3D':
+      return 'no such database';
+    default:
+      return 'fatal error';
+  }
+}

@@ -6,7 +6,7 @@ import { WeirError } from '../../errors.js';
 import { redactUrl } from '../../log.js';
 import { compileTemplate } from '../../rules/index.js';
 import { ALL_WRITTEN, type BoundAction, type DeadLetter, type Sink, type SinkDeps, type WriteResult } from '../types.js';
-import { classifyPgError } from './classify.js';
+import { classifyPgError, pgFatalKind } from './classify.js';
 import type { PostgresAction, PostgresConfig } from './spec.js';
 import { arrayLiteral, insertSql, LEDGER_TABLE, quoteTable, toColumnValue, withLedger, type ColumnType } from './statements.js';
 
@@ -69,6 +69,10 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
 
   classify(err: unknown) {
     return classifyPgError(err);
+  }
+
+  fatalKind(err: unknown): string {
+    return pgFatalKind(err);
   }
 
   async write(rows: PgRow[]): Promise<WriteResult> {
