@@ -9,11 +9,12 @@ import { migrate } from '../sinks/postgres/migrate.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
+import { logSessionNotice } from './session-notice.js';
 
 /** How long a stopped weir waits for its event loop to empty before it exits anyway. */
 const EXIT_WAIT_MS = 2_000;
 
-const HELP = `usage: weir run [--config FILE] [--grace-ms N] [--drain]
+const HELP = `usage: weir run [--config FILE] [--grace-ms N] [--drain] [--transient]
 
 Connects to the broker and the sinks and runs the rules until SIGTERM or SIGINT. On those it stops
 reading, stores what it read, acks what it stored and disconnects, keeping its broker sessions so
@@ -23,12 +24,16 @@ edit is rejected and the running rules stay.
 ${CONFIG_HELP}  --grace-ms N        how long shutdown waits for in-flight messages (default 30000)
   --drain             on SIGTERM, leave the share group for good: unsubscribe, finish, end the
                       broker sessions (for a member removed by a scale-down, not for restarts)
+  --transient         connect with clean start and session expiry 0: the broker drops the
+                      sessions at disconnect and deals them no messages while weir is away.
+                      For a one-off or debugging run beside a share group in production; never
+                      for a replica, whose restart would then lose its queue (docs/operations.md)
 `;
 
 export const runCommand: Command = {
   summary: 'run the rules: broker → rules → sinks, ack after commit',
   async run(args) {
-    const p = parse(args, { ...CONFIG_OPTION, 'grace-ms': { type: 'string' }, drain: { type: 'boolean' } }, HELP);
+    const p = parse(args, { ...CONFIG_OPTION, 'grace-ms': { type: 'string' }, drain: { type: 'boolean' }, transient: { type: 'boolean' } }, HELP);
     if ('exit' in p) return p.exit;
     const cfg = loadOrReport(p.values.config);
     if (!cfg) return 1;
@@ -45,7 +50,9 @@ export const runCommand: Command = {
         }
       }
     }
-    const runtime = new Runtime(cfg, log);
+    const session = p.values.transient ? 'transient' : 'persistent';
+    logSessionNotice(cfg, session, log);
+    const runtime = new Runtime(cfg, log, { session });
     try {
       await runtime.start();
     } catch (err) {

@@ -45,6 +45,8 @@ export interface RuleConfig {
 export interface WeirConfig {
   readonly file: string;
   readonly broker: WeirFileConfig['broker'];
+  /** Whether weir.yaml sets broker.client_id itself (read from the YAML, not the defaulted value). */
+  readonly clientIdSet: boolean;
   readonly http: WeirFileConfig['http'];
   readonly deadLetter: WeirFileConfig['dead_letter'];
   readonly logLevel: string;
@@ -107,6 +109,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   return Object.freeze({
     file: path,
     broker: cfg.broker,
+    clientIdSet: src.doc.hasIn(['broker', 'client_id']),
     http: cfg.http,
     deadLetter: cfg.dead_letter,
     logLevel: cfg.log_level,

@@ -4,7 +4,7 @@
 import type { BrokerConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/names.js';
-import { MqttSession, type MessageHandler } from './mqtt-session.js';
+import { MqttSession, type MessageHandler, type SessionMode } from './mqtt-session.js';
 
 export class Ingest {
   readonly sessions: MqttSession[] = [];
@@ -14,6 +14,7 @@ export class Ingest {
     handler: MessageHandler,
     metrics: Metrics,
     log: Logger,
+    mode: SessionMode = 'persistent',
   ) {
     for (let i = 0; i < cfg.connections; i++) {
       const id = `${cfg.client_id}-${i}`;
@@ -27,7 +28,7 @@ export class Ingest {
         onReceived: () => { received.inc(); unacked.inc(); },
         onAcked: (n) => { acked.inc(n); unacked.dec(n); },
         onAbandoned: (n) => { abandoned.inc(n); unacked.dec(n); },
-      });
+      }, mode);
       this.sessions.push(session);
     }
   }

@@ -26,6 +26,14 @@ export interface InboundMessage {
   readonly receivedAt: number;
 }
 
+/**
+ * `persistent`: clean start off and the configured session expiry, so the broker keeps the
+ * session, its subscriptions and its queue while weir is away (a replica's restart loses nothing).
+ * `transient` (`weir run --transient`): clean start and expiry 0, so the broker drops the session
+ * at disconnect and stops dealing this member a share (a one-off run, a debugging session).
+ */
+export type SessionMode = 'persistent' | 'transient';
+
 /** Called for every message; `settle` must be called exactly once, when it may be acked. */
 export type MessageHandler = (msg: InboundMessage, settle: () => void) => void;
 
@@ -75,6 +83,7 @@ export class MqttSession {
     private readonly handler: MessageHandler,
     private readonly log: Logger,
     private readonly events: SessionEvents = {},
+    private readonly mode: SessionMode = 'persistent',
   ) {
     this.clientId = `${cfg.client_id}-${index}`;
   }
@@ -189,17 +198,19 @@ export class MqttSession {
 
   private sendConnect(sock: net.Socket): void {
     const v5 = this.cfg.protocol_version === 5;
+    const transient = this.mode === 'transient';
     const packet: Packet = {
       cmd: 'connect',
       protocolId: 'MQTT',
       protocolVersion: this.cfg.protocol_version,
       clientId: this.clientId,
-      // Never clean: a share group keeps dealing messages to this member's session while it is away.
-      clean: false,
+      // Persistent unless asked: a share group keeps dealing messages to this member's session
+      // while it is away, which is what a restarting replica needs and a one-off run must not do.
+      clean: transient,
       keepalive: this.cfg.keepalive_s,
       username: this.cfg.username,
       password: this.cfg.password === undefined ? undefined : Buffer.from(this.cfg.password),
-      properties: v5 ? { sessionExpiryInterval: this.cfg.session_expiry_s, receiveMaximum: this.cfg.max_unacked } : undefined,
+      properties: v5 ? { sessionExpiryInterval: transient ? 0 : this.cfg.session_expiry_s, receiveMaximum: this.cfg.max_unacked } : undefined,
     };
     sock.write(mqttPacket.generate(packet, { protocolVersion: this.cfg.protocol_version }));
   }

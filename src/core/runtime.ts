@@ -9,6 +9,7 @@ import { createMetrics, type Metrics } from '../metrics/names.js';
 import { DeadLetterQueue, fileDeadLetterWriter, sinkDeadLetterWriter, type DeadLetterStore } from './dead-letter.js';
 import { boundPort, startHttp } from './http.js';
 import { Ingest } from './ingest.js';
+import type { SessionMode } from './mqtt-session.js';
 import { Pipeline } from './pipeline.js';
 import { SinkRunner } from './sink-runner.js';
 
@@ -17,6 +18,11 @@ export interface StopOptions {
   graceMs?: number;
   /** Leave the share group for good: unsubscribe, finish, and end the session (MQTT 5 expiry 0). */
   endSession?: boolean;
+}
+
+export interface RuntimeOptions {
+  /** The broker sessions' lifetime (`weir run --transient`); default persistent. */
+  session?: SessionMode;
 }
 
 export class Runtime {
@@ -33,6 +39,7 @@ export class Runtime {
   constructor(
     readonly cfg: WeirConfig,
     private readonly log: Logger,
+    opts: RuntimeOptions = {},
   ) {
     this.metrics = createMetrics();
     for (const sc of cfg.sinks.values()) {
@@ -40,7 +47,7 @@ export class Runtime {
       this.runners.set(sc.name, new SinkRunner(sc, sink, () => this.deadLetters(), this.metrics, log, this.abort.signal));
     }
     this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, () => this.deadLetters(), this.metrics, log);
-    this.ingest = new Ingest(cfg.broker, (msg, settle) => this.pipeline.handle(msg, settle), this.metrics, log);
+    this.ingest = new Ingest(cfg.broker, (msg, settle) => this.pipeline.handle(msg, settle), this.metrics, log, opts.session);
   }
 
   get httpPort(): number | undefined {
