@@ -1,5 +1,6 @@
 // The `weir` command: parse the first argument, hand the rest to the command's module.
 import { COMMANDS, usage } from './cli/commands.js';
+import { VERSION } from './version.js';
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -8,7 +9,7 @@ export async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   if (name === '--version') {
-    process.stdout.write(`${process.env.npm_package_version ?? '0.1.0'}\n`);
+    process.stdout.write(`${VERSION}\n`);
     return 0;
   }
   const cmd = COMMANDS[name];

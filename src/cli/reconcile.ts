@@ -26,7 +26,8 @@ the start of a run cannot be seen (docs/operations.md).
 Exits 0 when every difference is 0 and no sequence number is missing, 1 otherwise (the
 differing lines and the gaps are listed), 2 on bad usage.
 
-${CONFIG_HELP}  -m, --metrics URL   a running instance's /metrics (repeat for each replica)
+${CONFIG_HELP}  -m, --metrics URL   a running instance's /metrics (repeat for each replica); with
+                      http.basic_auth, http://USER:PASSWORD@host:port/metrics
   --sequence TABLE:KEY_COLUMN:SEQ_COLUMN[:TIME_COLUMN]
                       check a table's sequence numbers (repeatable); without TIME_COLUMN the
                       table's ts column if it has one, else order by seq alone

@@ -1,8 +1,13 @@
 // The HTTP side: /metrics for Prometheus, /healthz (the process answers), /readyz (broker
-// connected and every sink reachable), /rules and /sinks (JSON status).
+// connected and every sink reachable), /rules and /sinks (JSON status). HEAD is answered like GET
+// without the body (load balancers and uptime checks use it). With http.basic_auth everything but
+// /healthz and /readyz's verdict needs the credentials: probes cannot always send them, and the
+// verdict tells nothing an attacker could use, while the detail names tables and errors.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { WeirFileConfig } from '../config/schema.js';
+import { basicAuth } from './basic-auth.js';
 
 export interface StatusSource {
   readiness(): { ready: boolean; detail: Record<string, unknown> };
@@ -10,16 +15,29 @@ export interface StatusSource {
   sinks(): unknown;
 }
 
-export async function startHttp(host: string, port: number, registry: Registry, status: StatusSource): Promise<http.Server> {
+const ENDPOINTS = ['/metrics', '/healthz', '/readyz', '/rules', '/sinks'];
+
+export async function startHttp(cfg: WeirFileConfig['http'], registry: Registry, status: StatusSource): Promise<http.Server> {
+  const authorized = basicAuth(cfg.basic_auth);
   const server = http.createServer((req, res) => {
     const url = (req.url ?? '/').split('?')[0];
-    const json = (code: number, body: unknown) => {
-      res.writeHead(code, { 'content-type': 'application/json' });
+    // For HEAD, node's ServerResponse sends the headers and drops the body written to it.
+    const json = (code: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) => {
+      res.writeHead(code, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     };
-    if (req.method !== 'GET') return json(405, { error: 'only GET' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { error: 'only GET and HEAD' }, { allow: 'GET, HEAD' });
+    const authed = authorized(req.headers.authorization);
+    const denied = () => json(401, { error: 'authentication required' }, { 'www-authenticate': 'Basic realm="weir", charset="UTF-8"' });
     switch (url) {
+      case '/healthz':
+        return json(200, { status: 'ok' });
+      case '/readyz': {
+        const r = status.readiness();
+        return json(r.ready ? 200 : 503, authed ? { ready: r.ready, ...r.detail } : { ready: r.ready });
+      }
       case '/metrics':
+        if (!authed) return denied();
         registry.metrics().then(
           (text) => {
             res.writeHead(200, { 'content-type': registry.contentType });
@@ -28,23 +46,17 @@ export async function startHttp(host: string, port: number, registry: Registry, 
           (err: Error) => json(500, { error: err.message }),
         );
         return;
-      case '/healthz':
-        return json(200, { status: 'ok' });
-      case '/readyz': {
-        const r = status.readiness();
-        return json(r.ready ? 200 : 503, { ready: r.ready, ...r.detail });
-      }
       case '/rules':
-        return json(200, status.rules());
+        return authed ? json(200, status.rules()) : denied();
       case '/sinks':
-        return json(200, status.sinks());
+        return authed ? json(200, status.sinks()) : denied();
       default:
-        return json(404, { error: 'not found', endpoints: ['/metrics', '/healthz', '/readyz', '/rules', '/sinks'] });
+        return json(404, { error: 'not found', endpoints: ENDPOINTS });
     }
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    server.listen(cfg.port, cfg.host, () => resolve());
   });
   return server;
 }

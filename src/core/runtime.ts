@@ -5,7 +5,8 @@ import { dirname, resolve } from 'node:path';
 import { loadRules, type WeirConfig } from '../config/load.js';
 import { ConfigError, errorText } from '../errors.js';
 import type { Logger } from '../log.js';
-import { createMetrics, type Metrics } from '../metrics/names.js';
+import { createMetrics, registerProcessMetrics, type Metrics } from '../metrics/names.js';
+import { VERSION } from '../version.js';
 import { DeadLetterQueue, fileDeadLetterWriter, sinkDeadLetterWriter, type DeadLetterStore } from './dead-letter.js';
 import { boundPort, startHttp } from './http.js';
 import { Ingest } from './ingest.js';
@@ -42,6 +43,7 @@ export class Runtime {
     opts: RuntimeOptions = {},
   ) {
     this.metrics = createMetrics();
+    registerProcessMetrics(this.metrics.registry, VERSION);
     for (const sc of cfg.sinks.values()) {
       const sink = sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id });
       this.runners.set(sc.name, new SinkRunner(sc, sink, () => this.deadLetters(), this.metrics, log, this.abort.signal));
@@ -57,7 +59,7 @@ export class Runtime {
   async start(): Promise<void> {
     const fallback = this.besideConfig(this.cfg.deadLetter.fallback_file);
     this.dlq = new DeadLetterQueue(this.deadLetterStore(), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, this.log, this.abort.signal, fallback);
-    this.server = await startHttp(this.cfg.http.host, this.cfg.http.port, this.metrics.registry, {
+    this.server = await startHttp(this.cfg.http, this.metrics.registry, {
       readiness: () => this.readiness(),
       rules: () =>
         this.pipeline.liveRules.map((r) => ({

@@ -1,6 +1,6 @@
 // Every metric weir exports, declared once, in EMQX's words. docs/metrics.md documents the same
 // table; test/metrics-doc.test.ts keeps the two in step.
-import { Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { tallyCounter, tallyGauge } from './tally.js';
 
 export function createMetrics(registry = new Registry()) {
@@ -55,6 +55,19 @@ export function createMetrics(registry = new Registry()) {
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/**
+ * The process's own metrics, for a running weir only (each call starts an event-loop monitor):
+ * prom-client's defaults (CPU, resident memory, heap, event-loop lag, GC, handles) under weir's
+ * prefix, so every series weir exports starts with `weir_` (`weir_process_resident_memory_bytes`,
+ * `weir_nodejs_eventloop_lag_seconds`), and `weir_build_info` = 1 with the versions as labels.
+ */
+export function registerProcessMetrics(registry: Registry, version: string): void {
+  collectDefaultMetrics({ register: registry, prefix: 'weir_' });
+  new Gauge({ name: 'weir_build_info', help: "1, labelled with weir's version and Node's.", labelNames: ['version', 'node'], registers: [registry] })
+    .labels(version, process.versions.node)
+    .set(1);
+}
 
 /** One rule's counters, resolved once: `labels()` hashes its arguments on every call. */
 export function ruleCounters(m: Metrics, rule: string) {

@@ -25,8 +25,17 @@ export function parsePrometheus(text: string): Sample[] {
 export async function fetchMetrics(urls: string[], signal?: AbortSignal): Promise<InstanceMetrics> {
   const samples: Sample[] = [];
   for (const url of urls) {
-    const res = await fetch(url, { signal });
-    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+    // http://user:password@host/metrics for a weir with http.basic_auth: fetch() refuses
+    // credentials in a URL, so they travel as the Authorization header.
+    const u = new URL(url);
+    const headers: Record<string, string> = {};
+    if (u.username || u.password) {
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
+      u.username = '';
+      u.password = '';
+    }
+    const res = await fetch(u, { signal, headers });
+    if (!res.ok) throw new Error(`${u.href}: HTTP ${res.status}`);
     samples.push(...parsePrometheus(await res.text()));
   }
   return sumMetrics(samples);
