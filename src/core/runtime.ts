@@ -12,6 +12,7 @@ import { boundPort, startHttp } from './http.js';
 import { Ingest } from './ingest.js';
 import type { SessionMode } from './mqtt-session.js';
 import { Pipeline } from './pipeline.js';
+import { ruleStatus, type ReloadFailure } from './rule-status.js';
 import { SinkRunner } from './sink-runner.js';
 
 export interface StopOptions {
@@ -36,6 +37,7 @@ export class Runtime {
   private server: http.Server | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
+  private reloadFailure: ReloadFailure | undefined;
 
   constructor(
     readonly cfg: WeirConfig,
@@ -61,16 +63,7 @@ export class Runtime {
     this.dlq = new DeadLetterQueue(this.deadLetterStore(), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, this.log, this.abort.signal, fallback);
     this.server = await startHttp(this.cfg.http, this.metrics.registry, {
       readiness: () => this.readiness(),
-      rules: () =>
-        this.pipeline.liveRules.map((r) => ({
-          id: r.cfg.id,
-          state: 'running',
-          file: r.cfg.file,
-          [r.cfg.sql !== undefined ? 'sql' : 'jsonata']: r.cfg.source,
-          filters: r.cfg.compiled.filters,
-          actions: r.cfg.actions.map((a) => a.sink),
-          counters: Object.fromEntries(Object.entries(r.counters).map(([k, t]) => [k, t.value])),
-        })),
+      rules: () => ruleStatus(this.pipeline.liveRules, this.reloadFailure),
       sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.type.type, ...r.status })),
     });
     // Sinks connect in the background: while one is down its messages stay unacked, the ingest
@@ -91,8 +84,11 @@ export class Runtime {
     const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors);
     if (errors.length) {
       for (const e of errors) this.log.error({ code: e.code, err: e.message }, 'rule rejected; the running rules stay');
+      this.metrics.rulesReloadFailures.inc();
+      this.reloadFailure = { at: Date.now(), errors };
       return errors;
     }
+    this.reloadFailure = undefined;
     this.pipeline.setRules(rules);
     await this.ingest.setFilters(this.pipeline.filters());
     this.log.info({ rules: rules.map((r) => r.id) }, 'rules reloaded');

@@ -48,6 +48,7 @@ export function createMetrics(registry = new Registry()) {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+    rulesReloadFailures: c('weir_rules_reload_failures_total', 'Rule reloads rejected (an invalid edit); the running rules stayed. /rules shows the last one.', []),
     deadLetters: c('weir_dead_letter_total', 'Dead letters stored, by reason.', ['reason']),
     deadLetterReduced: c('weir_dead_letter_reduced_total', 'Dead letters the store refused whole, stored again with the record as JSON text.', []),
     deadLetterFallback: c('weir_dead_letter_fallback_total', 'Dead letters the store refused even reduced, written to the local fallback file.', []),
