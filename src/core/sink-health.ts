@@ -72,19 +72,24 @@ export class SinkHealth {
     this.sync();
   }
 
-  /** The service could not be reached, or a write failed in a way worth retrying soon. */
-  unreachable(err: unknown): void {
-    const error = redactUrl(errorText(err));
+  /**
+   * The service could not be reached, or a write failed in a way worth retrying soon. With `kind`,
+   * the connection itself fails in a way an operator must fix (wrong credentials, no such
+   * database): logged at error level and named by it.
+   */
+  unreachable(err: unknown, kind?: string): void {
+    const error = `${kind ? `${kind}: ` : ''}${redactUrl(errorText(err))}`;
     const now = Date.now();
+    const level = kind ? 'error' : 'warn';
     if (this.reach !== 'down') {
       const first = this.reach === 'starting';
-      this.log.warn({ sink: this.sink, err: error }, first ? 'sink unreachable at start; its messages wait (unacked) until it is up' : 'sink down; its messages wait (unacked) until it is back');
+      this.log[level]({ sink: this.sink, err: error }, first ? 'sink unreachable at start; its messages wait (unacked) until it is up' : 'sink down; its messages wait (unacked) until it is back');
       this.enter('down', error);
       this.downLogged = now;
     } else {
       this.reason = error;
       if (now - this.downLogged >= this.remindMs) {
-        this.log.warn({ sink: this.sink, err: error, down_s: seconds(now - this.since) }, 'sink still down');
+        this.log[level]({ sink: this.sink, err: error, down_s: seconds(now - this.since) }, 'sink still down');
         this.downLogged = now;
       }
     }

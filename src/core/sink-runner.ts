@@ -81,9 +81,10 @@ export class SinkRunner {
         return;
       } catch (err) {
         if (this.signal.aborted) return;
-        this.health.unreachable(err);
-        const slow = safeClassify(this.sink, err) === 'fatal';
-        await sleep((slow ? fatalBackoffMs : backoffMs)(this.cfg.retry, attempt), this.signal);
+        // Wrong credentials or a missing database: said as such, and retried slowly.
+        const kind = this.fatalKind(err);
+        this.health.unreachable(err, kind);
+        await sleep((kind ? fatalBackoffMs : backoffMs)(this.cfg.retry, attempt), this.signal);
       }
     }
   }
@@ -94,7 +95,7 @@ export class SinkRunner {
       await this.sink.probe(this.signal);
       this.health.reachable();
     } catch (err) {
-      if (!this.signal.aborted) this.health.unreachable(err);
+      if (!this.signal.aborted) this.health.unreachable(err, this.fatalKind(err));
     }
   }
 
@@ -195,7 +196,7 @@ export class SinkRunner {
 
   private async retryLater(handle: ActionHandle, batch: Entry[], attempt: number, err: unknown, cls: ErrorClass): Promise<void> {
     // The health logs the problem once and then at most once a minute; each retry only at debug.
-    if (cls === 'fatal') this.health.failing(handle.ruleId, this.sink.fatalKind?.(err) ?? 'fatal error', err);
+    if (cls === 'fatal') this.health.failing(handle.ruleId, this.fatalKind(err) ?? 'fatal error', err);
     else this.health.unreachable(err);
     const max = this.cfg.retry.max_attempts;
     if (max > 0 && attempt >= max) return this.deadLetter(handle, batch, 'retries_exhausted', err, true);
@@ -211,6 +212,16 @@ export class SinkRunner {
     }
     handle.counters.retried.inc(batch.length);
     await this.writeBatch(handle, batch, attempt + 1);
+  }
+
+  /** For an error an operator must fix, what to fix ('schema error'); undefined for any other. */
+  private fatalKind(err: unknown): string | undefined {
+    if (safeClassify(this.sink, err) !== 'fatal') return undefined;
+    try {
+      return this.sink.fatalKind?.(err) ?? 'fatal error';
+    } catch {
+      return 'fatal error';
+    }
   }
 
   private async deadLetter(handle: ActionHandle, entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {

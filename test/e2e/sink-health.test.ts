@@ -84,6 +84,26 @@ test('a sink at a closed port: a warning names the sink and the reason within se
   running.pop();
 });
 
+test('a typo in the database name: an error names the sink and says there is no such database', { timeout: 60_000 }, async () => {
+  const { url: mqttUrl } = await sharedMosquitto();
+  const server = new URL((await sharedPostgres()).url);
+  server.pathname = '/weir_no_such_db';
+  sessions.push([mqttUrl, 'weir-nodb']);
+  const files = telemetryFiles({ mqttUrl, pgUrl: server.href, clientId: 'weir-nodb' });
+  const weir = await startWeir({ ...files, config: files.config.replace('migrate_on_start: true', '') });
+  running.push(weir);
+  await waitFor(async () => logLines(weir).some((l) => l.msg.startsWith('sink unreachable')), 10_000, 'the sink to be logged');
+  const [line] = logLines(weir).filter((l) => l.msg.startsWith('sink unreachable'));
+  assert.equal(line!.level, ERROR, 'an operator must act');
+  assert.equal(line!.sink, 'tsdb');
+  assert.match(line!.err!, /^no such database: database "weir_no_such_db" does not exist/);
+  const ready = await getJson<{ sinks: Record<string, { state: string; reason: string }> }>(weir, '/readyz');
+  assert.equal(ready.status, 503);
+  assert.match(ready.body.sinks.tsdb!.reason, /^no such database/);
+  assert.equal(await weir.stop(), 0);
+  running.pop();
+});
+
 test('a rule mapping into a missing column: a schema error on the log, /sinks and /readyz; the messages held, all stored once the column is added', { timeout: 120_000 }, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
