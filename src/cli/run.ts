@@ -19,7 +19,8 @@ const HELP = `usage: weir run [--config FILE] [--grace-ms N] [--drain] [--transi
 Connects to the broker and the sinks and runs the rules until SIGTERM or SIGINT. On those it stops
 reading, stores what it read, acks what it stored and disconnects, keeping its broker sessions so
 nothing is lost across a restart. SIGHUP, or an edit of a rule file, reloads the rules; an invalid
-edit is rejected and the running rules stay.
+edit is rejected and the running rules stay (counted in weir_rules_reload_failures_total, its
+errors shown on /rules).
 
 ${CONFIG_HELP}  --grace-ms N        how long shutdown waits for in-flight messages (default 30000)
   --drain             on SIGTERM, leave the share group for good: unsubscribe, finish, end the
