@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { actionCounters, type ActionCounters, type Metrics } from '../metrics/names.js';
 import { backoffMs, fatalBackoffMs, sleep } from '../retry/backoff.js';
 import type { OutputRecord } from '../rules/types.js';
-import type { BoundAction, ErrorClass, Sink, SinkInput } from '../sinks/types.js';
+import type { BoundAction, DeadLetter, ErrorClass, Sink, SinkInput } from '../sinks/types.js';
 import { Batcher } from './batcher.js';
 import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 import { SinkHealth, type SinkHealthStatus } from './sink-health.js';
@@ -16,9 +16,9 @@ import { SinkHealth, type SinkHealthStatus } from './sink-health.js';
 /** How an item ended. Every item ends exactly once. */
 export type Outcome = 'stored' | 'dead_lettered';
 
-/** Whoever waits for an item: told exactly once how it ended, and by which action. */
+/** Whoever waits for an item: told exactly once how it ended, by which action, and its dead letter if it has one. */
 export interface ItemWaiter {
-  itemDone(outcome: Outcome, handle: ActionHandle): void;
+  itemDone(outcome: Outcome, handle: ActionHandle, letter?: DeadLetter): void;
 }
 
 /**
@@ -231,7 +231,7 @@ export class SinkRunner {
     await Promise.all(letters.map((l) => this.dlq().put(l)));
     handle.counters.deadLettered.inc(entries.length);
     if (wasInflight) handle.counters.inflight.dec(entries.length);
-    for (const e of entries) e.waiter.itemDone('dead_lettered', handle);
+    entries.forEach((e, i) => e.waiter.itemDone('dead_lettered', handle, letters[i]));
   }
 }
 
