@@ -4,6 +4,7 @@
 // never acks anything: the core does that when write() resolves.
 
 import type { TSchema } from '@sinclair/typebox';
+import type { LetterStore } from '../dead-letters/letter-store.js';
 import type { Logger } from '../log.js';
 import type { OutputRecord, RuleEvent } from '../rules/types.js';
 
@@ -49,6 +50,12 @@ export interface DeadLetter {
   /** The rule's output; for an item the sink refused after it was encoded, what was sent instead (BoundAction.describe). */
   readonly record: OutputRecord | undefined;
   readonly receivedAt: number;
+}
+
+/** Who wrote dead letters when `weir dlq replay` did: the letter replayed, and this attempt's number (its attempts + 1). */
+export interface ReplayOrigin {
+  readonly replayOf: string;
+  readonly attempts: number;
 }
 
 /** An action binds one rule's outputs to one sink: the sink-specific part (table, columns, key…). */
@@ -106,4 +113,6 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   /** Schema of an action of this sink in a rule file (without the shared `sink` key). */
   readonly actionSchema: TSchema;
   create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
+  /** The dead letters a sink of this type keeps (its Sink has `deadLetter`), for `weir dlq`. Opens no connection yet. */
+  letterStore?(cfg: Cfg, deps: SinkDeps): LetterStore;
 }

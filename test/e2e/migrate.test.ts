@@ -3,7 +3,7 @@
 // (TimescaleDB itself has no Debian package here, so the hypertable branch of
 // migrations/002_telemetry.sql is not exercised by this suite.)
 import assert from 'node:assert/strict';
-import { cpSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
@@ -22,12 +22,16 @@ test('weir migrate applies each migration once and records it', { timeout: 60_00
   const cfg = config(pgUrl);
   const first = await runCli(['migrate', '-c', cfg]);
   assert.equal(first.code, 0, first.stderr);
-  assert.match(first.stdout, /applied 001_dead_letter\.sql, 002_telemetry\.sql, 003_ledger\.sql/);
+  assert.match(first.stdout, /applied 001_dead_letter\.sql, 002_telemetry\.sql, 003_ledger\.sql, 004_dead_letter_replay\.sql/);
   const second = await runCli(['migrate', '-c', cfg]);
   assert.equal(second.code, 0, second.stderr);
-  assert.match(second.stdout, /applied nothing new; 3 already applied/);
+  assert.match(second.stdout, /applied nothing new; 4 already applied/);
   const versions = await query<{ version: number }>(pgUrl, 'SELECT version FROM weir_migrations ORDER BY version');
-  assert.deepEqual(versions.map((v) => v.version), [1, 2, 3]);
+  assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4]);
+  // 004 adds the replay columns only where missing: run again (a table made by hand), it changes nothing.
+  await query(pgUrl, readFileSync(join(ROOT, 'migrations/004_dead_letter_replay.sql'), 'utf8'));
+  const cols = await query<{ column_name: string }>(pgUrl, "SELECT column_name FROM information_schema.columns WHERE table_name = 'weir_dead_letter' AND column_name IN ('attempts', 'replay_of', 'replayed_at', 'replay_outcome', 'replay_note') ORDER BY 1");
+  assert.deepEqual(cols.map((c) => c.column_name), ['attempts', 'replay_note', 'replay_of', 'replay_outcome', 'replayed_at']);
   const idx = await query<{ indexname: string }>(pgUrl, "SELECT indexname FROM pg_indexes WHERE tablename = 'telemetry' ORDER BY indexname");
   assert.deepEqual(idx.map((i) => i.indexname), ['telemetry_pkey', 'telemetry_ts']);
   assert.ok(!first.stdout.includes('password'), 'no credentials echoed');

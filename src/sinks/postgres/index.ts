@@ -1,5 +1,6 @@
 // The PostgreSQL/TimescaleDB sink type.
 import type { SinkType } from '../types.js';
+import { PgLetterStore } from './letter-store.js';
 import { PostgresSink } from './sink.js';
 import { PostgresActionSpec, PostgresConfigSpec, type PostgresAction, type PostgresConfig } from './spec.js';
 
@@ -8,4 +9,5 @@ export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
   configSchema: PostgresConfigSpec,
   actionSchema: PostgresActionSpec,
   create: (cfg, deps) => new PostgresSink(cfg, deps),
+  letterStore: (cfg, deps) => new PgLetterStore(cfg.url, cfg.dead_letter_table, deps.name),
 };

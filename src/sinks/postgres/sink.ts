@@ -7,8 +7,9 @@ import { redactUrl } from '../../log.js';
 import { compileTemplate } from '../../rules/index.js';
 import { ALL_WRITTEN, type BoundAction, type DeadLetter, type Sink, type SinkDeps, type WriteResult } from '../types.js';
 import { classifyPgError, pgFatalKind } from './classify.js';
+import { insertDeadLetters } from './dead-letter-insert.js';
 import type { PostgresAction, PostgresConfig } from './spec.js';
-import { arrayLiteral, insertSql, LEDGER_TABLE, quoteTable, toColumnValue, withLedger, type ColumnType } from './statements.js';
+import { arrayLiteral, insertSql, LEDGER_TABLE, toColumnValue, withLedger, type ColumnType } from './statements.js';
 
 /** One action's compiled mapping, shared by all of its rows. */
 export interface PgTarget {
@@ -110,20 +111,7 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
   }
 
   async deadLetter(letters: DeadLetter[]): Promise<void> {
-    await this.requirePool().query(
-      `INSERT INTO ${quoteTable(this.cfg.dead_letter_table)} (rule_id, sink, reason, error, topic, payload, record, received_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bytea[], $7::jsonb[], $8::timestamptz[])`,
-      [
-        letters.map((l) => textValue(l.ruleId)),
-        letters.map((l) => textValue(l.sink)),
-        letters.map((l) => l.reason),
-        letters.map((l) => textValue(l.error)),
-        letters.map((l) => textValue(l.topic)),
-        letters.map((l) => l.payload),
-        letters.map((l) => jsonbText(l.record)),
-        letters.map((l) => new Date(l.receivedAt)),
-      ],
-    );
+    await insertDeadLetters(this.requirePool(), this.cfg.dead_letter_table, letters);
   }
 
   async close(): Promise<void> {
@@ -161,28 +149,4 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     }
     return p;
   }
-}
-
-/** A text column cannot hold NUL: shown as `\\0` (the payload column keeps the exact bytes). */
-function textValue(s: string): string {
-  return s.includes('\u0000') ? s.replaceAll('\u0000', '\\0') : s;
-}
-
-/**
- * A record as jsonb input. jsonb refuses two escapes JSON.stringify writes: `\u0000` (NUL) and a
- * lone surrogate (`\ud800`; stringify never escapes a valid pair). Each is turned into literal
- * text (`\\u0000`), so the letter is stored with the character visible instead of being refused.
- * An escape is one only after an odd run of backslashes (`\\u0000` is already literal text).
- * Anything else the store refuses goes to the dead-letter queue's reduced form.
- */
-export function jsonbText(v: unknown): string | null {
-  if (v === undefined) return null;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(v) as string | undefined;
-  } catch {
-    return null;
-  }
-  if (text === undefined) return null;
-  return text.replace(/(\\+)(u0000|ud[89a-f][0-9a-f]{2})/gi, (m: string, slashes: string, esc: string) => (slashes.length % 2 ? `${slashes}\\${esc}` : m));
 }
