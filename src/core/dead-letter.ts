@@ -19,7 +19,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/names.js';
 import { backoffMs, sleep } from '../retry/backoff.js';
 import type { OutputRecord, RuleEvent } from '../rules/types.js';
-import type { DeadLetter, ErrorClass, Sink } from '../sinks/types.js';
+import type { DeadLetter, ErrorClass, ReplayOrigin, Sink } from '../sinks/types.js';
 
 /** The dead letter of one message (and the output it produced, when there was one). */
 export function letterFor(event: RuleEvent, why: { ruleId: string; sink: string; reason: string; error: string; record?: OutputRecord }): DeadLetter {
@@ -39,8 +39,11 @@ export interface DeadLetterStore {
   classify(err: unknown): ErrorClass;
 }
 
-/** One JSON line per letter; never throws on what a letter holds (a record too deep to print is left out, and said so). */
-export function letterLine(l: DeadLetter): string {
+/**
+ * One JSON line per letter; never throws on what a letter holds (a record too deep to print is
+ * left out, and said so). A letter written by `weir dlq replay` also names the letter it came from.
+ */
+export function letterLine(l: DeadLetter, origin?: ReplayOrigin): string {
   let record: unknown = l.record;
   let note: string | undefined;
   try {
@@ -58,10 +61,12 @@ export function letterLine(l: DeadLetter): string {
     payload_base64: l.payload.toString('base64'),
     record,
     received_at: new Date(l.receivedAt).toISOString(),
+    ...(origin ? { attempts: origin.attempts, replay_of: origin.replayOf } : {}),
   });
 }
 
-async function appendSynced(path: string, lines: string[]): Promise<void> {
+/** Appends lines to a file and fsyncs it before resolving. */
+export async function appendSynced(path: string, lines: string[]): Promise<void> {
   await appendFile(path, `${lines.join('\n')}\n`);
   const fh = await open(path, 'r');
   try {
@@ -73,7 +78,7 @@ async function appendSynced(path: string, lines: string[]): Promise<void> {
 
 /** A JSON-lines file. Every error of a file is treated as an outage (disk full, I/O error): retried. */
 export function fileDeadLetterWriter(path: string): DeadLetterStore {
-  return { write: (letters) => appendSynced(path, letters.map(letterLine)), classify: () => 'retry' };
+  return { write: (letters) => appendSynced(path, letters.map((l) => letterLine(l))), classify: () => 'retry' };
 }
 
 export function sinkDeadLetterWriter(sink: Sink): DeadLetterStore {
