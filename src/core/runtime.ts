@@ -1,12 +1,12 @@
 // Start sinks → rules → ingest; stop in reverse. Shutdown stops reading, writes what was read,
 // acks what was written, and disconnects: nothing is acked that was not stored.
 import type http from 'node:http';
-import { dirname, resolve } from 'node:path';
 import { loadRules, type WeirConfig } from '../config/load.js';
 import { ConfigError, errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createMetrics, registerProcessMetrics, type Metrics } from '../metrics/names.js';
 import { VERSION } from '../version.js';
+import { besideConfig, deadLetterPlace } from './dead-letter-place.js';
 import { DeadLetterQueue, fileDeadLetterWriter, sinkDeadLetterWriter, type DeadLetterStore } from './dead-letter.js';
 import { boundPort, startHttp } from './http.js';
 import { Ingest } from './ingest.js';
@@ -59,7 +59,7 @@ export class Runtime {
   }
 
   async start(): Promise<void> {
-    const fallback = this.besideConfig(this.cfg.deadLetter.fallback_file);
+    const fallback = besideConfig(this.cfg, this.cfg.deadLetter.fallback_file);
     this.dlq = new DeadLetterQueue(this.deadLetterStore(), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, this.log, this.abort.signal, fallback);
     this.server = await startHttp(this.cfg.http, this.metrics.registry, {
       readiness: () => this.readiness(),
@@ -162,18 +162,8 @@ export class Runtime {
   }
 
   private deadLetterStore(): DeadLetterStore {
-    const dl = this.cfg.deadLetter;
-    if (dl.sink) return sinkDeadLetterWriter(this.runners.get(dl.sink)!.sink);
-    if (dl.file) return fileDeadLetterWriter(this.besideConfig(dl.file));
-    // Default: the first sink that stores dead letters itself, else a file beside the config.
-    const capable = [...this.runners.values()].find((r) => r.sink.deadLetter);
-    if (capable) return sinkDeadLetterWriter(capable.sink);
-    return fileDeadLetterWriter(this.besideConfig('weir-dead-letter.jsonl'));
-  }
-
-  /** A path from weir.yaml, relative to the file's directory (as rules_dir is). */
-  private besideConfig(path: string): string {
-    return resolve(dirname(this.cfg.file), path);
+    const place = deadLetterPlace(this.cfg, (s) => this.runners.get(s.name)!.sink.deadLetter !== undefined);
+    return 'sink' in place ? sinkDeadLetterWriter(this.runners.get(place.sink.name)!.sink) : fileDeadLetterWriter(place.file);
   }
 }
 

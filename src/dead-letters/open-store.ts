@@ -1,0 +1,24 @@
+// The dead letters `weir dlq` works on: where `weir run` writes them (core/dead-letter-place.ts),
+// or with --fallback the fallback file, where letters go that their store refused even reduced.
+import { existsSync } from 'node:fs';
+import type { WeirConfig } from '../config/load.js';
+import { besideConfig, deadLetterPlace } from '../core/dead-letter-place.js';
+import { WeirError } from '../errors.js';
+import { silentLogger } from '../log.js';
+import { FileLetterStore } from './file-store.js';
+import type { LetterStore } from './letter-store.js';
+
+export function openLetterStore(cfg: WeirConfig, which: 'store' | 'fallback'): LetterStore {
+  if (which === 'fallback') return new FileLetterStore(besideConfig(cfg, cfg.deadLetter.fallback_file));
+  const place = deadLetterPlace(cfg, (s) => s.type.letterStore !== undefined);
+  if ('sink' in place) {
+    const { sink } = place;
+    if (!sink.type.letterStore) throw new WeirError('dlq.no_store', `dead_letter.sink ${sink.name} is a ${sink.type.type} sink, which keeps no dead letters weir dlq can read`);
+    return sink.type.letterStore(sink.settings, { name: sink.name, log: silentLogger });
+  }
+  // The default file exists once weir has dead-lettered something; before, there is no store.
+  if (!place.configured && !existsSync(place.file)) {
+    throw new WeirError('dlq.no_store', `no dead-letter store in ${cfg.file} (dead_letter.sink, dead_letter.file or a postgres sink), and no ${place.file}`);
+  }
+  return new FileLetterStore(place.file);
+}
