@@ -8,6 +8,7 @@ import { prepareSequence, type SequenceTargets } from '../reconcile/sequence-tar
 import { errorText, WeirError } from '../errors.js';
 import { redactUrl } from '../log.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
+import { columns } from './columns.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
 
@@ -138,13 +139,6 @@ function usageError(text: string): number {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-/** Columns padded to their widest cell; `align` has an l (names) or r (counts) per column. */
-function columns(head: string[], rows: string[][], align: string, indent = ''): string {
-  const width = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) => indent + cells.map((c, i) => (align[i] === 'l' ? c.padEnd(width[i]!) : c.padStart(width[i]!))).join('  ').trimEnd();
-  return [head, ...rows].map(line).join('\n') + '\n';
 }
 
 function table(r: ReconcileReport): string {
