@@ -9,13 +9,10 @@ const REDACT = [
   'connection_string', '*.connection_string', '*.*.connection_string',
 ];
 
-export function createLogger(level: string = process.env.WEIR_LOG_LEVEL ?? 'info'): Logger {
-  return pino({
-    level,
-    base: { app: 'weir' },
-    redact: { paths: REDACT, censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+/** Logs to stdout; a command whose stdout is its result (weir dlq) logs to stderr (fd 2). */
+export function createLogger(level: string = process.env.WEIR_LOG_LEVEL ?? 'info', fd: 1 | 2 = 1): Logger {
+  const opts = { level, base: { app: 'weir' }, redact: { paths: REDACT, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime };
+  return fd === 1 ? pino(opts) : pino(opts, pino.destination({ fd, sync: true }));
 }
 
 /** A logger that writes nothing, for library callers and tests that do not look at logs. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT } from './harness/weir.js';
 
-const CODE = /'((?:config|rule|sink|migrate|demo)\.[a-z0-9_]+(?:\.[a-z0-9_]+)*)'/g;
+const CODE = /'((?:config|rule|sink|migrate|demo|dlq)\.[a-z0-9_]+(?:\.[a-z0-9_]+)*)'/g;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

@@ -1,5 +1,6 @@
 // The list of commands, each in its own file.
 import { checkCommand } from './check.js';
+import { dlqCommand } from './dlq.js';
 import { evalCommand } from './eval.js';
 import { migrateCommand } from './migrate.js';
 import { reconcileCommand } from './reconcile.js';
@@ -16,6 +17,7 @@ export const COMMANDS: Record<string, Command> = {
   check: checkCommand,
   migrate: migrateCommand,
   reconcile: reconcileCommand,
+  dlq: dlqCommand,
   eval: evalCommand,
   test: testCommand,
   demo: (await import('./demo.js')).demoCommand,
