@@ -97,6 +97,13 @@ actions:
   assert.match(table.stdout, /^id +received +rule +sink +reason +topic +attempts +replay +error/);
   assert.equal(table.stdout.match(/ pending /g)?.length, 20);
 
+  assert.equal((await listed(cfg, '--since', '1h', '--rule', 'readings', '--sink', 'tsdb', '--reason', 'rejected')).length, 20, 'the filters select them');
+  assert.deepEqual(await listed(cfg, '--until', '1h'), [], 'none received over an hour ago');
+  const dry = await dlq(cfg, 'replay', '--dry-run');
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /^would replay 20 dead letters of table weir_dead_letter of sink tsdb \(dry run: nothing written\)\n/);
+  assert.ok((await listed(cfg)).every((l) => !l.replay), 'a dry run marks nothing');
+
   // Replayed before the fix: each fails again, and is not lost: a new letter, attempt 2.
   const failing = await dlq(cfg, 'replay');
   assert.equal(failing.code, 1, `${failing.stdout}${failing.stderr}`);
@@ -184,6 +191,10 @@ actions:
   assert.equal(missing.code, 1);
   assert.equal(missing.stderr, `error: no dead letter with id 'feedfacecafe' in file ${file}\n`);
 
+  const fallback = await dlq(cfg, 'list', '--fallback');
+  assert.equal(fallback.code, 0, fallback.stderr);
+  assert.match(fallback.stdout, /^no dead letters match in file .*weir-dead-letter-fallback\.jsonl\n$/);
+
   const before = readFileSync(file, 'utf8');
   const dry = await dlq(cfg, 'purge', '--reason', 'invalid_payload', '--dry-run');
   assert.equal(dry.code, 0, dry.stderr);
@@ -234,18 +245,20 @@ test('usage errors: one line, exit 2; no store: exit 1; every subcommand has --h
     [['purge', '--all', '--rule', 'x'], /^error: --all with a filter/],
     [['frob'], /^error: unknown subcommand 'frob'/],
   ];
-  for (const [args, expected] of usage) {
-    const r = await dlq(cfg, ...args);
-    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
-    assert.match(r.stderr, expected, args.join(' '));
+  // Independent CLI runs, each a process start: at once, to keep the file's run short.
+  const results = await Promise.all(usage.map(([args]) => dlq(cfg, ...args)));
+  for (const [i, [args, expected]] of usage.entries()) {
+    assert.equal(results[i]!.code, 2, `${args.join(' ')}: ${results[i]!.stderr}`);
+    assert.match(results[i]!.stderr, expected, args.join(' '));
   }
   const none = await dlq(cfg, 'list');
   assert.equal(none.code, 1);
   assert.match(none.stderr, /^error: no dead-letter store in .*weir\.yaml .*weir-dead-letter\.jsonl\n$/);
-  for (const sub of ['list', 'show', 'replay', 'purge']) {
-    const r = await runCli(['dlq', sub, '--help']);
-    assert.equal(r.code, 0);
-    assert.match(r.stdout, new RegExp(`^usage: weir dlq ${sub}`));
+  const subs = ['list', 'show', 'replay', 'purge'];
+  const helps = await Promise.all(subs.map((sub) => runCli(['dlq', sub, '--help'])));
+  for (const [i, sub] of subs.entries()) {
+    assert.equal(helps[i]!.code, 0);
+    assert.match(helps[i]!.stdout, new RegExp(`^usage: weir dlq ${sub}`));
   }
   const top = await runCli(['dlq', '--help']);
   assert.equal(top.code, 0);
