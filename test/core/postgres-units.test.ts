@@ -7,6 +7,10 @@ import { WeirError } from '../../src/errors.js';
 test('SQLSTATE classes: data and constraint errors reject the row, connection and shutdown errors retry, schema and auth are fatal', () => {
   assert.equal(classifyPgError({ code: '22P02' }), 'reject');
   assert.equal(classifyPgError({ code: '23502' }), 'reject');
+  // Too long for varchar(n)/char(n), bit(n) of another length, too large for numeric(p,s).
+  assert.equal(classifyPgError({ code: '22001' }), 'reject');
+  assert.equal(classifyPgError({ code: '22026' }), 'reject');
+  assert.equal(classifyPgError({ code: '22003' }), 'reject');
   assert.equal(classifyPgError({ code: '08006' }), 'retry');
   assert.equal(classifyPgError({ code: '57P01' }), 'retry');
   assert.equal(classifyPgError({ code: '40001' }), 'retry');

@@ -101,8 +101,12 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     try {
       await this.requirePool().query(sql, params);
     } catch (err) {
-      // A changed table (42xxx) may have new column types: look them up again next time.
-      if (classifyPgError(err) === 'fatal') this.types.delete(target.table);
+      // A changed table (42xxx) may have new column types: look them up again next time, and
+      // build the statement, whose casts name them, again.
+      if (classifyPgError(err) === 'fatal') {
+        this.types.delete(target.table);
+        this.statements.delete(target);
+      }
       throw err;
     } finally {
       this.freeSlots.push(slot);
@@ -125,13 +129,22 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     return this.pool;
   }
 
-  /** Column name → type of a table, looked up once (and again after a schema error). */
+  /**
+   * Column name → type of a table, looked up once (and again after a schema error). The type is
+   * the one unnest's array parameter is cast to, so it carries no length or precision:
+   * format_type(…, -1) names it without its typmod, in the parser's own spelling (`bpchar` and
+   * `"bit"`; format_type(…, NULL) says `character` and `bit`, which read as char(1) and bit(1)).
+   * An explicit cast of a parameter to `varchar(5)[]`, `char(3)[]` or `bit(3)[]` silently cuts a
+   * value to fit (SQL standard); the INSERT's assignment to the column refuses it instead (22001,
+   * 22026; numeric(p,s): 22003), as VALUES does. A domain keeps its name: its input applies the
+   * base type's typmod and refuses too. See statements.ts.
+   */
   private columnTypes(target: PgTarget): Promise<Map<string, ColumnType>> {
     let p = this.types.get(target.table);
     if (!p) {
       p = this.requirePool()
         .query<{ name: string; type: string; elem: string }>(
-          `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, t.typcategory AS elem
+          `SELECT a.attname AS name, format_type(a.atttypid, -1) AS type, t.typcategory AS elem
              FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
             WHERE a.attrelid = $1::regclass AND a.attnum > 0 AND NOT a.attisdropped`,
           [target.table],

@@ -5,7 +5,10 @@ import type { PgTarget } from './sink.js';
 export const LEDGER_TABLE = 'weir_ledger';
 
 export interface ColumnType {
-  /** format_type() of the column, e.g. `timestamp with time zone`, `double precision`, `jsonb`. */
+  /**
+   * format_type(atttypid, -1) of the column: its type without typmod (length, precision), e.g.
+   * `timestamp with time zone`, `character varying` for varchar(5), `numeric` for numeric(4,1).
+   */
   readonly sql: string;
   /** pg_type.typcategory: D date/time, N numeric, S string, U user (json), B boolean… */
   readonly category: string;
@@ -24,6 +27,13 @@ export function quoteIdent(name: string): string {
  * unnest: `INSERT … SELECT * FROM unnest($1::t1[], $2::t2[] …)` — one parameter per column,
  * whatever the batch size, so one prepared text serves every batch.
  * values: `INSERT … VALUES ($1,$2),($3,$4)…` — text depends on the row count.
+ *
+ * The unnest casts name the type without typmod (`character varying[]`, not
+ * `character varying(5)[]`): an explicit cast to varchar(n), char(n), bit(n) or varbit(n) cuts a
+ * value that is too long without a word, while the INSERT's assignment to the column refuses it
+ * (22001; bit(n): 22026), so the row is dead-lettered as with VALUES. numeric(p,s) refuses an overflow
+ * either way (22003) and rounds to its scale either way. The typmod check costs the same per
+ * value whichever does it; the cast stays one per array, not one per row.
  */
 export function insertSql(mode: 'unnest' | 'values', t: PgTarget, types: ReadonlyMap<string, ColumnType>, rows: number): string {
   const cols = t.columns.map(quoteIdent).join(', ');
