@@ -20,12 +20,14 @@ export class ConfigError extends WeirError {
   readonly col: number;
   readonly path: string;
 
-  constructor(code: string, message: string, where: { file: string; line?: number; col?: number; path?: string }) {
+  /** `value`, when given, is quoted after the key path: "broker.url 'htp:/nope': …" (redact secrets first). */
+  constructor(code: string, message: string, where: { file: string; line?: number; col?: number; path?: string; value?: string }) {
     const line = where.line ?? 0;
     const col = where.col ?? 0;
     const path = where.path ?? '';
     const loc = line > 0 ? `${where.file}:${line}:${col}` : where.file;
-    super(code, `${loc}: ${path ? `${path}: ` : ''}${message}`);
+    const key = path && where.value !== undefined ? `${path} '${where.value}'` : path;
+    super(code, `${loc}: ${key ? `${key}: ` : ''}${message}`);
     this.file = where.file;
     this.line = line;
     this.col = col;

@@ -53,12 +53,15 @@ export const runCommand: Command = {
     }
     const session = p.values.transient ? 'transient' : 'persistent';
     logSessionNotice(cfg, session, log);
-    const runtime = new Runtime(cfg, log, { session });
+    let runtime: Runtime | undefined;
     try {
+      // Creating the sinks can throw too (a setting the loader let through would be a bug there):
+      // the error is logged, never a stack trace.
+      runtime = new Runtime(cfg, log, { session });
       await runtime.start();
     } catch (err) {
       log.error({ err: redactUrl(errorText(err)) }, 'start failed');
-      await runtime.stop({ graceMs: 0 });
+      await runtime?.stop({ graceMs: 0 });
       return 1;
     }
     const graceMs = Number(p.values['grace-ms'] ?? 30_000);

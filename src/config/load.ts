@@ -4,11 +4,14 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ConfigError, WeirError, errorText } from '../errors.js';
+import { redactUrl } from '../log.js';
 import { compileJsonata, compileSql, RuleError, validateTopicFilter } from '../rules/index.js';
 import type { CompiledRule } from '../rules/types.js';
 import { sinkType, sinkTypeNames } from '../sinks/registry.js';
 import type { SinkType } from '../sinks/types.js';
+import { brokerUrlProblem } from './broker-url.js';
 import { SinkCommonSpec, type BatchConfig, type RetryConfig } from './common-spec.js';
+import { didYouMean } from './did-you-mean.js';
 import { RuleFileSpec, WeirSpec, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
 import { interpolateEnv, locate, parseYaml, type YamlSource } from './yaml-source.js';
@@ -75,8 +78,13 @@ function readSource(file: string, errors: ConfigError[]): YamlSource | undefined
     return undefined;
   }
   const src = parseYaml(file, text);
-  errors.push(...src.errors);
-  return src.errors.length ? undefined : src;
+  // One mistake in YAML syntax throws the parser off for what follows: its first error is the
+  // mistake, the rest are echoes of it (and the schema errors of a misread document would be too).
+  if (src.errors.length) {
+    errors.push(src.errors[0]!);
+    return undefined;
+  }
+  return src;
 }
 
 /** Loads weir.yaml (with `${ENV}` interpolation) and the rule files of its rules_dir. */
@@ -90,13 +98,21 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   // readSource returned src only without syntax errors: src.errors now holds interpolation's.
   errors.push(...src.errors, ...top.errors);
   const cfg = top.value;
+  if (cfg.broker && !top.errors.some((e) => e.path === 'broker.url')) {
+    const problem = brokerUrlProblem(cfg.broker.url);
+    if (problem) errors.push(new ConfigError('config.invalid_url', problem, { file: path, ...locate(src, ['broker', 'url']), path: 'broker.url', value: redactUrl(cfg.broker.url) }));
+  }
 
   const sinks = new Map<string, SinkConfig>();
   for (const [name, raw] of Object.entries(cfg.sinks ?? {})) {
     const sc = loadSink(name, raw as Record<string, unknown>, src, errors);
     if (sc) sinks.set(name, sc);
   }
-  if (cfg.dead_letter?.sink !== undefined && !sinks.has(cfg.dead_letter.sink)) {
+  // A name that has its own error already: a sink whose type is unknown, or any sink when the
+  // `sinks:` key itself is misspelled. Rules naming it are not reported again for that mistake.
+  const sinksMisspelled = top.errors.some((e) => e.code === 'config.unknown_key' && !e.path.includes('.') && didYouMean(e.path, ['sinks']) === 'sinks');
+  const reported = (name: string) => sinksMisspelled || Object.hasOwn(cfg.sinks ?? {}, name);
+  if (cfg.dead_letter?.sink !== undefined && !sinks.has(cfg.dead_letter.sink) && !reported(cfg.dead_letter.sink)) {
     errors.push(new ConfigError('config.unknown_sink', `no sink named '${cfg.dead_letter.sink}' (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, { file: path, ...locate(src, ['dead_letter', 'sink']), path: 'dead_letter.sink' }));
   }
   if (cfg.broker && cfg.broker.share_group === '' && cfg.broker.connections > 1) {
@@ -104,8 +120,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   }
 
   const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
-  const rules = loadRules(rulesDir, sinks, errors);
-  if (errors.length) throw new ConfigErrors(errors);
+  const rules = loadRules(rulesDir, sinks, errors, reported);
+  if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
   return Object.freeze({
     file: path,
     broker: cfg.broker,
@@ -131,11 +147,19 @@ function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, e
   const { value, errors: errs } = validatePart<Record<string, unknown>>(schema, raw, src, ['sinks', name]);
   errors.push(...errs);
   const { type: _t, batch, retry, max_in_flight, ...settings } = value;
+  // The type's own checks (URLs, settings that contradict each other) need settings of the right shape.
+  for (const p of errs.length ? [] : (type.lint?.(settings) ?? [])) {
+    const at = ['sinks', name, ...p.path];
+    errors.push(new ConfigError(p.code ?? 'config.invalid_value', p.message, { file: src.file, ...locate(src, at), path: at.join('.'), value: p.value === undefined ? undefined : redactUrl(p.value) }));
+  }
   return { name, type, batch: batch as BatchConfig, retry: retry as RetryConfig, max_in_flight: max_in_flight as number, settings };
 }
 
-/** Loads every *.yaml / *.yml in `dir` as a rule file. */
-export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[]): RuleConfig[] {
+/**
+ * Loads every *.yaml / *.yml in `dir` as a rule file. `reported(name)`: a sink missing from `sinks`
+ * whose own error weir.yaml already has, so actions naming it are not reported a second time.
+ */
+export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], reported?: (sink: string) => boolean): RuleConfig[] {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort();
@@ -148,7 +172,7 @@ export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, e
   for (const n of names) {
     const file = join(dir, n);
     if (!statSync(file).isFile()) continue;
-    const rule = loadRuleFile(file, sinks, errors);
+    const rule = loadRuleFile(file, sinks, errors, reported);
     if (!rule) continue;
     const dup = ids.get(rule.id);
     if (dup) {
@@ -162,7 +186,7 @@ export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, e
 }
 
 /** One rule file → a compiled rule, or errors pushed to `errors`. `sinks` resolves action types. */
-export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[]): RuleConfig | undefined {
+export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], reported?: (sink: string) => boolean): RuleConfig | undefined {
   const before = errors.length;
   const src = readSource(file, errors);
   if (!src) return undefined;
@@ -188,10 +212,15 @@ export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig
     errors.push(ruleErrorAt(src, r.sql !== undefined ? 'sql' : 'jsonata', err));
   }
   const actions: ActionConfig[] = [];
+  let failed = false;
   for (const [i, raw] of (r.actions ?? []).entries()) {
     const a = raw as Record<string, unknown>;
     const sink = sinks.get(String(a.sink));
     if (!sink) {
+      if (reported?.(String(a.sink))) {
+        failed = true;
+        continue;
+      }
       errors.push(new ConfigError('config.unknown_sink', `no sink named '${String(a.sink)}' in weir.yaml (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, { file, ...locate(src, ['actions', i, 'sink']), path: `actions.${i}.sink` }));
       continue;
     }
@@ -201,7 +230,7 @@ export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig
     const { sink: _s, ...settings } = value;
     actions.push({ sink: sink.name, settings });
   }
-  if (errors.length > before || !compiled) return undefined;
+  if (errors.length > before || !compiled || failed) return undefined;
   return {
     id: r.id,
     file,
@@ -214,6 +243,19 @@ export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig
     actions,
     tests: r.tests,
   };
+}
+
+/**
+ * The errors as a reader goes through the files: each file's in line order. And one error per
+ * mistake: an unset environment variable empties its value, and the schema's complaint about the
+ * empty value at the same place would only repeat it.
+ */
+function inReadingOrder(errors: ConfigError[]): ConfigError[] {
+  const unset = new Set(errors.filter((e) => e.code === 'config.env_unset').map((e) => `${e.file}:${e.line}:${e.col}`));
+  const files = [...new Set(errors.map((e) => e.file))];
+  return errors
+    .filter((e) => e.code === 'config.env_unset' || !unset.has(`${e.file}:${e.line}:${e.col}`))
+    .sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.col - b.col);
 }
 
 /** A RuleError's line/col are relative to the SQL text: translate them to the file's. */

@@ -4,24 +4,42 @@
 import { Kind, type TSchema } from '@sinclair/typebox';
 import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import { ConfigError } from '../errors.js';
+import { didYouMean } from './did-you-mean.js';
 import { locate, locateKey, type YamlSource } from './yaml-source.js';
 
 export function validatePart<T>(schema: TSchema, value: unknown, src: YamlSource, base: ReadonlyArray<string | number>): { value: T; errors: ConfigError[] } {
   const withDefaults = Value.Default(schema, structuredClone(value ?? {}));
   const converted = Value.Convert(schema, withDefaults);
+  const all = [...Value.Errors(schema, converted)];
+  // A misspelled key is one mistake, not two: 'ulr' is reported with "did you mean 'url'?", and
+  // the required 'url' it was meant to be is not reported missing.
+  const meant = new Map<ValueError, string>();
+  for (const err of all) {
+    if (!isUnknownKey(err)) continue;
+    const guess = didYouMean(err.path.slice(err.path.lastIndexOf('/') + 1), Object.keys((err.schema as { properties?: object }).properties ?? {}));
+    if (guess !== undefined) meant.set(err, `${err.path.slice(0, err.path.lastIndexOf('/'))}/${guess}`);
+  }
+  const misspelled = new Set(meant.values());
   const errors: ConfigError[] = [];
   const seen = new Set<string>();
-  for (const err of Value.Errors(schema, converted)) {
+  for (const err of all) {
     // A union reports one error per branch and one for itself; keep the first per path.
     if (seen.has(err.path)) continue;
     seen.add(err.path);
+    if (err.type === ValueErrorType.ObjectRequiredProperty && misspelled.has(err.path)) continue;
     const rel = err.path.split('/').slice(1).map(unescapePointer);
     const path = [...base, ...rel];
-    const unknownKey = err.type === ValueErrorType.ObjectAdditionalProperties || err.message === 'Unexpected property';
+    const unknownKey = isUnknownKey(err);
     const where = unknownKey ? locateKey(src, path) : locate(src, path);
-    errors.push(new ConfigError(unknownKey ? 'config.unknown_key' : 'config.invalid_value', describe(err, rel), { file: src.file, ...where, path: path.join('.') }));
+    const guess = meant.get(err);
+    const hint = guess === undefined ? '' : `, did you mean '${unescapePointer(guess.slice(guess.lastIndexOf('/') + 1))}'?`;
+    errors.push(new ConfigError(unknownKey ? 'config.unknown_key' : 'config.invalid_value', describe(err, rel) + hint, { file: src.file, ...where, path: path.join('.') }));
   }
   return { value: converted as T, errors };
+}
+
+function isUnknownKey(err: ValueError): boolean {
+  return err.type === ValueErrorType.ObjectAdditionalProperties || err.message === 'Unexpected property';
 }
 
 function unescapePointer(s: string): string {
@@ -47,8 +65,10 @@ function describe(err: ValueError, rel: string[]): string {
     case ValueErrorType.NumberMaximum:
     case ValueErrorType.IntegerMaximum:
       return `expected a number <= ${s.maximum}, got ${got}`;
-    case ValueErrorType.StringPattern:
-      return `expected text matching ${s.pattern}, got ${got}`;
+    case ValueErrorType.StringPattern: {
+      const eg = (s as { examples?: unknown[] }).examples?.[0];
+      return `expected text matching ${s.pattern}, got ${got}${typeof eg === 'string' ? `, e.g. ${eg}` : ''}`;
+    }
     default:
       if (err.message === 'Unexpected property') return `unknown key '${rel.at(-1)}'`;
       return `${err.message.replace(/^Expected/, 'expected')}, got ${got}`;

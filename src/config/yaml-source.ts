@@ -17,9 +17,15 @@ export function parseYaml(file: string, text: string): YamlSource {
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const errors = [...doc.errors, ...doc.warnings].map((e) => {
     const pos = lines.linePos(e.pos[0]);
-    return new ConfigError('config.yaml_syntax', e.message.split('\n')[0] ?? e.message, { file, line: pos?.line, col: pos?.col });
+    const lineText = pos ? (text.split('\n')[pos.line - 1] ?? '') : '';
+    return new ConfigError('config.yaml_syntax', (e.message.split('\n')[0] ?? e.message) + flowHint(lineText), { file, line: pos?.line, col: pos?.col });
   });
   return { file, text, doc, lines, errors };
+}
+
+/** The usual cause of a syntax error on a line like `columns: { temp: ${temp} }`, and its fix. */
+function flowHint(line: string): string {
+  return /\{[^'"]*:\s*\$\{/.test(line) ? ` (in flow style { … } quote templates and environment references: '\${…}')` : '';
 }
 
 /** Where the key of the last element of `path` is written (for unknown keys). */

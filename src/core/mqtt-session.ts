@@ -11,6 +11,7 @@ import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet';
+import { BROKER_SCHEMES } from '../config/broker-url.js';
 import type { BrokerConfig } from '../config/schema.js';
 import { redactUrl, type Logger } from '../log.js';
 import { AckWindow } from './ack-window.js';
@@ -163,7 +164,8 @@ export class MqttSession {
   private open(): void {
     this.state = 'connecting';
     const url = new URL(this.cfg.url);
-    const secure = url.protocol === 'mqtts:' || url.protocol === 'ssl:' || url.protocol === 'tls:';
+    // The configuration was checked against the same table when it loaded (config/broker-url.ts).
+    const secure = BROKER_SCHEMES[url.protocol] === 'tls';
     const port = Number(url.port || (secure ? 8883 : 1883));
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let sock: net.Socket;

@@ -104,6 +104,18 @@ export interface SinkDeps {
   readonly instance?: string;
 }
 
+/** What a sink type's `lint` found wrong in its settings, and what to write instead. */
+export interface SettingProblem {
+  /** The key it is about, below `sinks.<name>` (['acks'], ['brokers', 0]). */
+  readonly path: ReadonlyArray<string | number>;
+  /** The problem and what to write instead ('scheme must be postgres://…, e.g. …'). */
+  readonly message: string;
+  /** The value, shown beside the key (a URL's password is redacted when shown). */
+  readonly value?: string;
+  /** Error code (docs/errors.md); default config.invalid_value. */
+  readonly code?: string;
+}
+
 /** A sink type: its config schemas (the single source of its fields) and its factory. */
 export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   /** The folder name, the `type:` in weir.yaml, the registry key and the metric label. */
@@ -112,6 +124,12 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   readonly configSchema: TSchema;
   /** Schema of an action of this sink in a rule file (without the shared `sink` key). */
   readonly actionSchema: TSchema;
+  /**
+   * What the schema cannot say: whether a URL can work, settings that contradict each other. The
+   * loader calls it on settings that passed configSchema, so `weir check` and `weir run` report the
+   * same problems, each at its key's file:line:col, before anything connects.
+   */
+  lint?(cfg: Cfg): SettingProblem[];
   create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
   /** The dead letters a sink of this type keeps (its Sink has `deadLetter`), for `weir dlq`. Opens no connection yet. */
   letterStore?(cfg: Cfg, deps: SinkDeps): LetterStore;

@@ -71,7 +71,10 @@ test('an unknown sink type and a rule naming a missing sink are reported', async
   const r = await runCli(['check', '-c', cfg]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /weir\.yaml:6:11: sinks\.db\.type: unknown sink type 'postgress' \(known: postgres/);
-  assert.match(r.stderr, /r1\.yaml:\d+:\d+: actions\.0\.sink: no sink named 'db'/);
+  // The rule naming sink db is not reported again for the same mistake (validation.test.ts).
+  const missing = await runCli(['check', '-c', files(GOOD_CONFIG, GOOD_RULE.replace('sink: db', 'sink: dbb'))]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /r1\.yaml:\d+:\d+: actions\.0\.sink: no sink named 'dbb'/);
 });
 
 test('rule SQL that does not parse: the rule file, the line and column inside it, and what was expected', async () => {

@@ -82,10 +82,12 @@ describe('kafka spec', () => {
 
   it('lints settings that contradict each other', () => {
     assert.deepEqual(lintKafkaConfig(config({ brokers: ['h:1'] })), []);
-    assert.match(lintKafkaConfig(config({ brokers: ['h:1'], acks: 1 })).join(), /idempotent producer needs acks -1/);
+    const messages = (c: KafkaConfig) => lintKafkaConfig(c).map((p) => `${p.path.join('.')}: ${p.message}`).join();
+    assert.match(messages(config({ brokers: ['h:1'], acks: 1 })), /acks: the idempotent producer needs acks: -1/);
     assert.deepEqual(lintKafkaConfig(config({ brokers: ['h:1'], acks: 1, idempotent: false })), []);
-    assert.match(lintKafkaConfig(config({ brokers: ['h:1'], max_in_flight_requests: 6 })).join(), /at most 5/);
-    assert.match(lintKafkaConfig(config({ brokers: ['h:1'], ssl: { cert_file: '/c' } })).join(), /go together/);
+    assert.match(messages(config({ brokers: ['h:1'], max_in_flight_requests: 6 })), /max_in_flight_requests: at most 5/);
+    assert.match(messages(config({ brokers: ['h:1'], ssl: { cert_file: '/c' } })), /ssl: cert_file and key_file go together/);
+    assert.match(messages(config({ brokers: ['h:1', 'h:70000'] })), /brokers\.1: the port must be 1-65535/);
     assert.throws(() => kafkaSink.create(config({ brokers: ['h:1'], acks: 0 }), { name: 'k', log: undefined as never }), WeirError);
   });
 });

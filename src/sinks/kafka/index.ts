@@ -2,12 +2,13 @@
 import type { SinkType } from '../types.js';
 import type { KafkaItem } from './action.js';
 import { KafkaSink } from './sink.js';
-import { KafkaActionSpec, KafkaConfigSpec, type KafkaAction, type KafkaConfig } from './spec.js';
+import { KafkaActionSpec, KafkaConfigSpec, lintKafkaConfig, type KafkaAction, type KafkaConfig } from './spec.js';
 
 export const kafkaSink: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
   type: 'kafka',
   configSchema: KafkaConfigSpec,
   actionSchema: KafkaActionSpec,
+  lint: lintKafkaConfig,
   create: (cfg, deps) => new KafkaSink(cfg, deps),
 };
 

@@ -35,7 +35,8 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
     private readonly deps: SinkDeps,
   ) {
     const problems = lintKafkaConfig(cfg);
-    if (problems.length > 0) throw new WeirError('config.sink.kafka', `sinks.${deps.name}: ${problems.join('; ')}`);
+    // The loader reports these at their lines first; this guards a sink created from settings it never saw.
+    if (problems.length > 0) throw new WeirError('config.sink.kafka', `sinks.${deps.name}: ${problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`);
   }
 
   bind(action: KafkaAction, ruleId: string): BoundAction<KafkaItem> {

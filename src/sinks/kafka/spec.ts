@@ -1,6 +1,7 @@
 // The Kafka sink's settings: the single source of their names, defaults and docs. The TypeScript
 // types below are derived from these schemas; README.md and sample.yaml describe the same fields.
 import { Type, type Static } from '@sinclair/typebox';
+import type { SettingProblem } from '../types.js';
 
 export const COMPRESSIONS = ['none', 'gzip', 'lz4', 'snappy', 'zstd'] as const;
 export type Compression = (typeof COMPRESSIONS)[number];
@@ -48,7 +49,7 @@ const CreateTopicsSpec = Type.Object(
 
 export const KafkaConfigSpec = Type.Object(
   {
-    brokers: Type.Array(Type.String({ minLength: 1, pattern: '^[^\\s:]+:\\d{1,5}$' }), {
+    brokers: Type.Array(Type.String({ minLength: 1, pattern: '^[^\\s:]+:\\d{1,5}$', examples: ['kafka-1:9092'] }), {
       minItems: 1,
       description: 'Bootstrap brokers, host:port.',
       examples: [['kafka-1:9092', 'kafka-2:9092']],
@@ -135,11 +136,16 @@ export const KafkaActionSpec = Type.Object(
 );
 export type KafkaAction = Static<typeof KafkaActionSpec>;
 
-/** Cross-field checks the schema cannot express; returns the problems, as `path: message`. */
-export function lintKafkaConfig(cfg: KafkaConfig): string[] {
-  const problems: string[] = [];
-  if (cfg.idempotent && cfg.acks !== -1) problems.push('acks: the idempotent producer needs acks -1 (or set idempotent: false)');
-  if (cfg.idempotent && cfg.max_in_flight_requests > 5) problems.push('max_in_flight_requests: at most 5 with the idempotent producer');
-  if (cfg.ssl && (cfg.ssl.cert_file === undefined) !== (cfg.ssl.key_file === undefined)) problems.push('ssl: cert_file and key_file go together');
+/** What the schema cannot check: broker ports in range, and settings that contradict each other. */
+export function lintKafkaConfig(cfg: KafkaConfig): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  for (const [i, b] of cfg.brokers.entries()) {
+    const port = Number(b.slice(b.lastIndexOf(':') + 1));
+    if (port < 1 || port > 65535) problems.push({ path: ['brokers', i], value: b, message: 'the port must be 1-65535, e.g. kafka-1:9092', code: 'config.invalid_url' });
+  }
+  const sink = 'config.sink.kafka';
+  if (cfg.idempotent && cfg.acks !== -1) problems.push({ path: ['acks'], message: `the idempotent producer needs acks: -1 (all in-sync replicas); write acks: -1, or idempotent: false to keep acks: ${cfg.acks}`, code: sink });
+  if (cfg.idempotent && cfg.max_in_flight_requests > 5) problems.push({ path: ['max_in_flight_requests'], message: 'at most 5 with the idempotent producer (or idempotent: false)', code: sink });
+  if (cfg.ssl && (cfg.ssl.cert_file === undefined) !== (cfg.ssl.key_file === undefined)) problems.push({ path: ['ssl'], message: 'cert_file and key_file go together: give both for mutual TLS, or neither', code: sink });
   return problems;
 }

@@ -1,5 +1,7 @@
 // The PostgreSQL/TimescaleDB sink's settings: the single source of their names, defaults and docs.
 import { Type, type Static } from '@sinclair/typebox';
+import { urlProblem } from '../../config/url-check.js';
+import type { SettingProblem } from '../types.js';
 
 export const PostgresConfigSpec = Type.Object(
   {
@@ -44,3 +46,18 @@ export const PostgresActionSpec = Type.Object(
   { additionalProperties: false },
 );
 export type PostgresAction = Static<typeof PostgresActionSpec>;
+
+/**
+ * What the schema cannot check: that url names a server. pg (pg-connection-string) resolves a
+ * string that is not a URL against postgres://base/, so 'not a url' would dial a host named
+ * "base" for ever; a Unix socket is a host= query parameter (or pg's socket:/dir?db=name).
+ */
+export function lintPostgresConfig(cfg: PostgresConfig): SettingProblem[] {
+  const problem = urlProblem(cfg.url, {
+    schemes: ['postgres:', 'postgresql:', 'socket:'],
+    expected: 'postgres:// or postgresql://',
+    example: 'postgres://weir:${PG_PASSWORD}@timescaledb:5432/telemetry (a Unix socket: postgres:///telemetry?host=/var/run/postgresql)',
+    hostless: (u) => u.searchParams.has('host') || (u.protocol === 'socket:' && u.pathname.length > 1),
+  });
+  return problem ? [{ path: ['url'], value: cfg.url, message: problem, code: 'config.invalid_url' }] : [];
+}

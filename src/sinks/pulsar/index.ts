@@ -1,11 +1,12 @@
 // The Pulsar sink type.
 import type { SinkType } from '../types.js';
 import { PulsarSink } from './sink.js';
-import { PulsarActionSpec, PulsarConfigSpec, type PulsarAction, type PulsarConfig } from './spec.js';
+import { lintPulsarConfig, PulsarActionSpec, PulsarConfigSpec, type PulsarAction, type PulsarConfig } from './spec.js';
 
 export const pulsarSink: SinkType<PulsarConfig, PulsarAction> = {
   type: 'pulsar',
   configSchema: PulsarConfigSpec,
   actionSchema: PulsarActionSpec,
+  lint: lintPulsarConfig,
   create: (cfg, deps) => new PulsarSink(cfg, deps),
 };

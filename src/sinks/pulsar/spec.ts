@@ -1,5 +1,9 @@
 // The Pulsar sink's settings: the single source of their names, defaults and docs.
 import { Type, type Static } from '@sinclair/typebox';
+import { urlProblem } from '../../config/url-check.js';
+import type { SettingProblem } from '../types.js';
+import { PROTOCOL_COMPRESSIONS } from './protocol/compression.js';
+import { serviceUrlProblem } from './service-url.js';
 
 const Compression = Type.Union([Type.Literal('none'), Type.Literal('zlib'), Type.Literal('lz4'), Type.Literal('zstd'), Type.Literal('snappy')], {
   default: 'zlib',
@@ -82,3 +86,19 @@ export const PulsarActionSpec = Type.Object(
   { additionalProperties: false },
 );
 export type PulsarAction = Static<typeof PulsarActionSpec>;
+
+/** What the schema cannot check: URLs that can work, and settings that need one another. */
+export function lintPulsarConfig(cfg: PulsarConfig): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  const service = serviceUrlProblem(cfg.service_url, cfg.transport);
+  if (service) problems.push({ path: ['service_url'], value: cfg.service_url, message: service, code: 'config.invalid_url' });
+  const admin = cfg.admin_url === undefined ? undefined : urlProblem(cfg.admin_url, { schemes: ['http:', 'https:'], expected: 'http:// or https://', example: 'http://pulsar:8080' });
+  if (admin) problems.push({ path: ['admin_url'], value: cfg.admin_url, message: admin, code: 'config.invalid_url' });
+  if (cfg.create_topic === 'if_missing' && cfg.admin_url === undefined) {
+    problems.push({ path: ['create_topic'], message: 'if_missing creates the topic through the admin REST API: add admin_url, e.g. admin_url: http://pulsar:8080', code: 'config.sink.pulsar' });
+  }
+  if (cfg.transport === 'protocol' && !PROTOCOL_COMPRESSIONS.includes(cfg.compression)) {
+    problems.push({ path: ['compression'], message: `'${cfg.compression}' needs transport: native (the protocol transport supports ${PROTOCOL_COMPRESSIONS.join(', ')})`, code: 'config.sink.pulsar' });
+  }
+  return problems;
+}

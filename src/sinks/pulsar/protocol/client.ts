@@ -4,6 +4,7 @@
 import { WeirError } from '../../../errors.js';
 import type { Logger } from '../../../log.js';
 import { PartitionRouter, type HashingScheme } from '../routing.js';
+import { parseServiceUrl } from '../service-url.js';
 import { PendingLimit, type OutgoingMessage, type PulsarTransport, type SendDone } from '../transport.js';
 import { encodeLookup, encodePartitionedMetadata } from './commands.js';
 import { assertProtocolCompression, type ProtocolCompression } from './compression.js';
@@ -31,13 +32,6 @@ export interface ProtocolTransportOptions {
 
 const CLIENT_VERSION = 'weir-protocol/0.1';
 const MAX_REDIRECTS = 8;
-
-export function parseServiceUrl(url: string): { host: string; port: number; tls: boolean } {
-  const m = /^pulsar(\+ssl)?:\/\/([^:/,]+|\[[^\]]+\])(?::(\d+))?\/?$/.exec(url.trim());
-  if (!m) throw new WeirError('sink.pulsar.bad_service_url', `service_url must look like pulsar://host:6650 or pulsar+ssl://host:6651 (one host), not '${url}'`);
-  const tls = m[1] !== undefined;
-  return { host: m[2]!.replace(/^\[|\]$/g, ''), port: m[3] ? Number(m[3]) : tls ? 6651 : 6650, tls };
-}
 
 export class ProtocolTransport implements PulsarTransport {
   readonly kind = 'protocol';
