@@ -1,5 +1,6 @@
 // weir reconcile: prove the counts. Exit 0 when every sink's own count matches what weir stored
-// and, with --sequence, when no device's sequence numbers have gaps.
+// and, with --sequence, when no device's sequence numbers have gaps; 1 for a real difference only,
+// so that a script can tell it from 3, a count that could not be read.
 import { fetchMetrics, type InstanceMetrics } from '../reconcile/metrics.js';
 import { reconcile, type ReconcileReport } from '../reconcile/reconcile.js';
 import { brokerCounts, type BrokerCounts } from '../reconcile/broker-counts.js';
@@ -24,8 +25,9 @@ with --metrics (valid when only weir writes the topic and no instance restarted)
 numbers missing from the table, in the key's time order. A lower seq than the row before
 starts a new run (a restart or a wrap-around); gaps are counted inside each run, so a loss at
 the start of a run cannot be seen (docs/operations.md).
-Exits 0 when every difference is 0 and no sequence number is missing, 1 otherwise (the
-differing lines and the gaps are listed), 2 on bad usage.
+Exits 0 when every difference is 0 and no sequence number is missing, 1 when one is not (the
+differing lines and the gaps are listed), 2 on bad usage, 3 when nothing could be compared: a
+--metrics URL, the database or the broker could not be read (named), or weir.yaml is invalid.
 
 ${CONFIG_HELP}  -m, --metrics URL   a running instance's /metrics (repeat for each replica); with
                       http.basic_auth, http://USER:PASSWORD@host:port/metrics
@@ -40,6 +42,9 @@ ${CONFIG_HELP}  -m, --metrics URL   a running instance's /metrics (repeat for ea
                       dropped, still stored), broker-wide since its start (Mosquitto)
   --json              one JSON document instead of the tables
 `;
+
+/** Exit code when a count could not be read: distinct from 1, a real difference. */
+const UNREAD = 3;
 
 const OPTIONS = {
   ...CONFIG_OPTION,
@@ -61,14 +66,14 @@ export const reconcileCommand: Command = {
     const specs = sequenceSpecs(v.sequence as unknown as string[] | undefined, v);
     if (typeof specs === 'string') return usageError(specs);
     const cfg = loadOrReport(v.config);
-    if (!cfg) return 1;
+    if (!cfg) return UNREAD;
     const urls = (v.metrics as unknown as string[] | undefined) ?? [];
     let metrics: InstanceMetrics | undefined;
     try {
       metrics = urls.length ? await fetchMetrics(urls) : undefined;
     } catch (err) {
-      process.stderr.write(`error: reading --metrics: ${errorText(err)}\n`);
-      return 1;
+      process.stderr.write(`error: reading --metrics ${redactUrl(errorText(err))}\n`);
+      return UNREAD;
     }
     let targets: SequenceTargets | undefined;
     try {
@@ -77,7 +82,7 @@ export const reconcileCommand: Command = {
       // A spec the table contradicts is bad usage; a database that cannot be reached is not.
       if (err instanceof WeirError) return usageError(err.message);
       process.stderr.write(`error: --sequence: ${redactUrl(errorText(err))}\n`);
-      return 1;
+      return UNREAD;
     }
     let broker: BrokerCounts | undefined;
     if (v.broker) {
@@ -85,7 +90,7 @@ export const reconcileCommand: Command = {
         broker = await brokerCounts(cfg.broker);
       } catch (err) {
         process.stderr.write(`error: --broker: reading $SYS from ${redactUrl(cfg.broker.url)}: ${errorText(err)}\n`);
-        return 1;
+        return UNREAD;
       }
     }
     const tty = process.stderr.isTTY;
@@ -102,7 +107,7 @@ export const reconcileCommand: Command = {
     } catch (err) {
       if (tty) process.stderr.write('\r\x1b[K');
       process.stderr.write(`error: ${redactUrl(errorText(err))}\n`);
-      return 1;
+      return UNREAD;
     } finally {
       await targets?.close();
     }

@@ -34,7 +34,14 @@ export async function fetchMetrics(urls: string[], signal?: AbortSignal): Promis
       u.username = '';
       u.password = '';
     }
-    const res = await fetch(u, { signal, headers });
+    let res: Response;
+    try {
+      res = await fetch(u, { signal, headers });
+    } catch (err) {
+      // fetch's own message is a bare "fetch failed": name the URL and the reason beneath it.
+      const cause = (err as Error).cause;
+      throw new Error(`${u.href}: ${cause instanceof Error ? cause.message : (err as Error).message}`, { cause: err });
+    }
     if (!res.ok) throw new Error(`${u.href}: HTTP ${res.status}`);
     samples.push(...parsePrometheus(await res.text()));
   }
