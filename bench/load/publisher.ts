@@ -127,22 +127,56 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
   return { published, acked, failed, reconnects, startedAt, endedAt };
 }
 
+const USAGE = `usage: node --import tsx bench/load/publisher.ts [options]
+
+Publishes load as emqtt-bench pub does and prints one JSON line: published, acked, failed,
+reconnects, seconds, msgs_per_s, cpu_ms.
+
+  -h, --host URL        broker (default mqtt://127.0.0.1:1883); -h is emqtt-bench's, so help is --help
+  -c, --clients N       connections (default 10)
+      --devices N       device topics, spread over the clients (default 1000)
+  -R, --rate N          new connections per second (default 0 = all at once)
+  -I, --interval MS     pause per client between messages (default 0 = as fast as the window allows)
+  -s, --size BYTES      payload size (default 200)
+  -q, --qos 0|1         (default 1)
+  -L, --limit N         messages in all (default 100000)
+  -t, --topic TOPIC     %i = device index (default device/%i/telemetry)
+      --help            this text
+`;
+
+/** The command line, or the exit code when it only asked for help or was wrong (said on stderr). */
+function parseCommandLine(args: string[]) {
+  try {
+    const { values } = parseArgs({ args, options: OPTIONS });
+    if (values.help) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    return values;
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+}
+
+const OPTIONS = {
+  host: { type: 'string', short: 'h', default: 'mqtt://127.0.0.1:1883' },
+  clients: { type: 'string', short: 'c', default: '10' },
+  devices: { type: 'string', default: '1000' },
+  rate: { type: 'string', short: 'R', default: '0' },
+  interval: { type: 'string', short: 'I', default: '0' },
+  size: { type: 'string', short: 's', default: '200' },
+  qos: { type: 'string', short: 'q', default: '1' },
+  limit: { type: 'string', short: 'L', default: '100000' },
+  topic: { type: 'string', short: 't', default: 'device/%i/telemetry' },
+  help: { type: 'boolean' },
+} as const;
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { values: v } = parseArgs({
-    options: {
-      host: { type: 'string', short: 'h', default: 'mqtt://127.0.0.1:1883' },
-      clients: { type: 'string', short: 'c', default: '10' },
-      devices: { type: 'string', default: '1000' },
-      rate: { type: 'string', short: 'R', default: '0' },
-      interval: { type: 'string', short: 'I', default: '0' },
-      size: { type: 'string', short: 's', default: '200' },
-      qos: { type: 'string', short: 'q', default: '1' },
-      limit: { type: 'string', short: 'L', default: '100000' },
-      topic: { type: 'string', short: 't', default: 'device/%i/telemetry' },
-    },
-  });
+  const v = parseCommandLine(process.argv.slice(2));
+  if (typeof v === 'number') process.exit(v);
   const r = await publishLoad({
-    url: v.host!,
+    url: v.host,
     clients: Number(v.clients),
     devices: Number(v.devices),
     connRate: Number(v.rate) || undefined,
