@@ -1,8 +1,14 @@
 // docs/rule-functions.md carries the table generated from the function registry: fail when stale.
+// docs/rules.md's examples load, and what the docs say of getenv is true.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { loadRuleFile } from '../../src/config/load.js';
+import type { ConfigError } from '../../src/errors.js';
+import { compileSql } from '../../src/rules/index.js';
 import { functionReference } from '../../src/rules/functions/reference.js';
+import { tempDir } from '../harness/process.js';
 
 test('docs/rule-functions.md is generated from the registry', () => {
   const doc = readFileSync(new URL('../../docs/rule-functions.md', import.meta.url), 'utf8');
@@ -11,4 +17,25 @@ test('docs/rule-functions.md is generated from the registry', () => {
   assert.ok(start >= 0 && end > start, 'markers missing');
   const current = doc.slice(start + '<!-- generated:functions -->\n'.length, end);
   assert.equal(current, functionReference(), 'docs/rule-functions.md is stale: regenerate it (see the command at its top)');
+});
+
+test("docs/rules.md's JSONata example is a rule weir loads (from:, not filters:)", () => {
+  const doc = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## JSONata rules'));
+  const example = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+  const file = join(tempDir('rules-doc'), 'example.yaml');
+  writeFileSync(file, example);
+  const errors: ConfigError[] = [];
+  const rule = loadRuleFile(file, new Map(), errors);
+  assert.deepEqual(errors.map((e) => e.message), []);
+  assert.deepEqual(rule!.compiled.filters, ['sensors/+/telemetry']);
+});
+
+test('getenv says what is true: rule files are not interpolated, weir.yaml is', () => {
+  assert.throws(() => compileSql('SELECT getenv("SITE") AS s FROM "t"'), (e: unknown) => {
+    const m = (e as Error).message;
+    assert.match(m, /rule files are not interpolated/);
+    assert.doesNotMatch(m, /interpolation in the rule file/);
+    return true;
+  });
 });
