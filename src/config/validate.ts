@@ -8,6 +8,13 @@ import { didYouMean } from './did-you-mean.js';
 import { locate, locateKey, type YamlSource } from './yaml-source.js';
 
 export function validatePart<T>(schema: TSchema, value: unknown, src: YamlSource, base: ReadonlyArray<string | number>): { value: T; errors: ConfigError[] } {
+  const shapeErrors = wrongShapes(schema, value, []);
+  // What Value.Default made of a wrong shape is not a further mistake.
+  const underWrongShape = (pointer: string) => shapeErrors.some((w) => `${pointer}/`.startsWith(`/${w.rel.join('/')}/`));
+  const shapes = shapeErrors.map(({ rel, expected, got }) => {
+    const path = [...base, ...rel];
+    return new ConfigError('config.invalid_value', `expected ${expected}, got ${got}`, { file: src.file, ...locate(src, path), path: path.join('.') });
+  });
   const withDefaults = Value.Default(schema, structuredClone(value ?? {}));
   const converted = Value.Convert(schema, withDefaults);
   const all = [...Value.Errors(schema, converted)];
@@ -24,7 +31,7 @@ export function validatePart<T>(schema: TSchema, value: unknown, src: YamlSource
   const seen = new Set<string>();
   for (const err of all) {
     // A union reports one error per branch and one for itself; keep the first per path.
-    if (seen.has(err.path)) continue;
+    if (seen.has(err.path) || underWrongShape(err.path)) continue;
     seen.add(err.path);
     if (err.type === ValueErrorType.ObjectRequiredProperty && misspelled.has(err.path)) continue;
     const rel = err.path.split('/').slice(1).map(unescapePointer);
@@ -35,7 +42,26 @@ export function validatePart<T>(schema: TSchema, value: unknown, src: YamlSource
     const hint = guess === undefined ? '' : `, did you mean '${unescapePointer(guess.slice(guess.lastIndexOf('/') + 1))}'?`;
     errors.push(new ConfigError(unknownKey ? 'config.unknown_key' : 'config.invalid_value', describe(err, rel) + hint, { file: src.file, ...where, path: path.join('.') }));
   }
-  return { value: converted as T, errors };
+  return { value: converted as T, errors: [...shapes, ...errors] };
+}
+
+/**
+ * A mapping where the schema wants a list, or a list where it wants a mapping. TypeBox's
+ * Value.Default merges either into the key's default (`actions:` written as a mapping became an
+ * empty list, a rule without actions that passed), so they are found before it runs.
+ */
+function wrongShapes(schema: TSchema, value: unknown, rel: string[]): Array<{ rel: string[]; expected: string; got: string }> {
+  if (value === null || typeof value !== 'object') return [];
+  const s = schema as TSchema & { type?: string; items?: TSchema; properties?: Record<string, TSchema> };
+  if (s.type === 'array') {
+    if (!Array.isArray(value)) return [{ rel, expected: 'a list (one "- " item per line)', got: 'a mapping' }];
+    return s.items ? value.flatMap((v, i) => wrongShapes(s.items!, v, [...rel, String(i)])) : [];
+  }
+  if (s.type === 'object' && s.properties) {
+    if (Array.isArray(value)) return [{ rel, expected: 'a mapping (key: value)', got: 'a list' }];
+    return Object.entries(s.properties).flatMap(([k, sub]) => wrongShapes(sub, (value as Record<string, unknown>)[k], [...rel, k]));
+  }
+  return [];
 }
 
 function isUnknownKey(err: ValueError): boolean {

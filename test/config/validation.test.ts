@@ -122,6 +122,13 @@ describe('one error per mistake', () => {
     assert.deepEqual(await refusedByBoth(f), [`error: ${f}:2:14: environment variable WEIR_T_UNSET_ID is not set (write \${WEIR_T_UNSET_ID:-default} to give a default)`]);
   });
 
+  test('a mapping where a list belongs (once silently an empty list: a rule without actions)', async () => {
+    const rule = RULE.replace("  - sink: db\n    table: t\n    columns: { temp: '${temp}' }", "  sink: db\n  table: t\n  columns: { temp: '${temp}' }");
+    assert.notEqual(rule, RULE);
+    const f = write(config('url: mqtt://127.0.0.1:1'), rule);
+    assert.deepEqual(await refusedByBoth(f), [`error: ${join(f, '..', 'rules', 'r1.yaml')}:4:3: actions: expected a list (one "- " item per line), got a mapping`]);
+  });
+
   test('a sink of unknown type: its rules are not reported again for naming it', async () => {
     const f = write(config('url: mqtt://127.0.0.1:1', 'db:\n    type: postgress\n    url: postgres://weir@127.0.0.1:1/weir'));
     const lines = await refusedByBoth(f);
