@@ -1,8 +1,9 @@
 // docker-compose.yml without a Docker engine: parse it, check every service, image, port, volume,
 // healthcheck and depends_on, that every host file it mounts exists, that the weir config the
-// replicas mount passes weir's own loader with the compose environment applied, and that the
-// Grafana dashboard only queries metrics weir exports. Where a compose client is installed,
-// `docker compose config -q` checks the file as Docker reads it.
+// replicas mount passes weir's own loader with the compose environment applied, that Kafka and
+// Pulsar are the versions the integration tests run, and that the Grafana dashboard imports into
+// any Grafana (a DS_PROMETHEUS input, no datasource uid) and only queries metrics weir exports.
+// Where a compose client is installed, `docker compose config -q` checks the file as Docker reads it.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -205,28 +206,112 @@ test('Prometheus scrapes both replicas; Grafana has its datasource and a dashboa
   const dashMount = services.grafana!.volumes!.find((v) => v.startsWith('./docs/grafana/dashboards:'))!;
   assert.equal(dashMount.split(':')[1], provider.providers[0]!.options.path, 'the provider reads where the dashboards are mounted');
 
-  const dash = JSON.parse(readFileSync(join(ROOT, 'docs/grafana/dashboards/weir.json'), 'utf8')) as { uid: string; panels: Array<{ type: string; title: string; datasource?: { uid: string }; targets?: Array<{ expr: string }> }> };
+  const dash = readDashboard();
+  const rows = dash.panels.filter((p) => p.type === 'row').map((p) => p.title);
+  for (const section of ['Ingest', 'Rules', 'Sinks', 'Latency', 'Dead letters', 'Reconciliation']) assert.ok(rows.includes(section), `dashboard row ${section}`);
+  const usedMetrics = new Set(dash.panels.flatMap((p) => (p.targets ?? []).flatMap((t) => t.expr.match(/\bweir_[a-z_]+/g) ?? [])));
+  for (const m of ['weir_rule_matched_total', 'weir_sink_success_total', 'weir_ingest_received_total', 'weir_sink_batch_latency_seconds_bucket', 'weir_dead_letter_total']) {
+    assert.ok(usedMetrics.has(m), `the dashboard shows ${m}`);
+  }
+});
+
+interface DashDatasource { type?: string; uid?: string }
+interface DashPanel { type: string; title: string; description?: string; datasource?: DashDatasource; targets?: Array<{ expr: string; datasource?: DashDatasource }> }
+interface DashVariable { name: string; type: string; query?: string | { query: string }; datasource?: DashDatasource }
+interface Dashboard { __inputs?: Array<{ name: string; type: string; pluginId: string }>; templating: { list: DashVariable[] }; panels: DashPanel[] }
+const readDashboard = () => JSON.parse(readFileSync(join(ROOT, 'docs/grafana/dashboards/weir.json'), 'utf8')) as Dashboard;
+
+/** Every metric src/metrics/names.ts declares, with a histogram's series suffixes. */
+function metricsWeirDefines(): Set<string> {
   const known = new Set<string>();
   for (const m of createMetrics().registry.getMetricsAsArray()) {
     known.add(m.name);
     for (const suffix of ['_bucket', '_sum', '_count']) known.add(m.name + suffix);
   }
-  const rows = dash.panels.filter((p) => p.type === 'row').map((p) => p.title);
-  for (const section of ['Ingest', 'Rules', 'Sinks', 'Latency', 'Dead letters']) assert.ok(rows.includes(section), `dashboard row ${section}`);
-  const usedMetrics = new Set<string>();
-  for (const p of dash.panels.filter((q) => q.type !== 'row')) {
-    assert.equal(p.datasource?.uid, ds.datasources[0]!.uid, `${p.title}: datasource`);
+  return known;
+}
+
+/** Every `datasource` object anywhere in the dashboard, with where it is. */
+function datasourcesIn(v: unknown, at: string, out: Array<[string, DashDatasource]> = []): Array<[string, DashDatasource]> {
+  if (Array.isArray(v)) v.forEach((x, i) => datasourcesIn(x, `${at}[${i}]`, out));
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'datasource' && x && typeof x === 'object') out.push([`${at}.${k}`, x as DashDatasource]);
+      datasourcesIn(x, `${at}.${k}`, out);
+    }
+  }
+  return out;
+}
+
+test('the Grafana dashboard imports into an existing Grafana: a DS_PROMETHEUS input, no hard-coded datasource uid', () => {
+  const dash = readDashboard();
+  assert.deepEqual(dash.__inputs?.map(({ name, type, pluginId }) => ({ name, type, pluginId })), [{ name: 'DS_PROMETHEUS', type: 'datasource', pluginId: 'prometheus' }]);
+  const found = datasourcesIn(dash, 'dashboard');
+  assert.ok(found.length > 20, 'panels and queries name their datasource');
+  for (const [where, ds] of found) assert.deepEqual(ds, { type: 'prometheus', uid: '${DS_PROMETHEUS}' }, `${where}: the input, not a uid of one Grafana`);
+  // Provisioned by file (docker-compose.yml) Grafana does not fill __inputs: a datasource variable of
+  // the same name resolves ${DS_PROMETHEUS} there, to the default Prometheus.
+  const dsVar = dash.templating.list.find((v) => v.name === 'DS_PROMETHEUS');
+  assert.equal(dsVar?.type, 'datasource');
+  assert.equal(dsVar?.query, 'prometheus');
+});
+
+test('the Grafana dashboard: instance, rule and sink variables filter every query, which use only metrics src/metrics/names.ts defines', () => {
+  const dash = readDashboard();
+  const known = metricsWeirDefines();
+  const registry = createMetrics().registry;
+  const metricsIn = (expr: string, where: string) => {
+    const names = expr.match(/\bweir_[a-z_]+/g) ?? [];
+    for (const name of names) assert.ok(known.has(name), `${where}: ${name} is not a metric weir exports (src/metrics/names.ts)`);
+    return names;
+  };
+  for (const name of ['instance', 'rule', 'sink']) {
+    const v = dash.templating.list.find((x) => x.name === name);
+    assert.equal(v?.type, 'query', `variable ${name}`);
+    const q = typeof v!.query === 'string' ? v!.query : v!.query!.query;
+    assert.match(q, new RegExp(`^label_values\\(.+, ${name}\\)$`), `variable ${name}: its label's values`);
+    assert.equal(metricsIn(q, `variable ${name}`).length, 1);
+  }
+  const panels = dash.panels.filter((p) => p.type !== 'row');
+  for (const p of panels) {
     assert.ok(p.targets?.length, `${p.title}: no query`);
     for (const t of p.targets!) {
-      for (const name of t.expr.match(/\bweir_[a-z_]+/g) ?? []) {
-        assert.ok(known.has(name), `${p.title}: ${name} is not a metric weir exports (src/metrics/names.ts)`);
-        usedMetrics.add(name);
+      const names = metricsIn(t.expr, p.title);
+      assert.ok(names.length > 0, `${p.title}: ${t.expr} queries no weir metric`);
+      // each selector filters by the variables its metric has labels for
+      for (const m of t.expr.matchAll(/\b(weir_[a-z_]+)(\{[^}]*\})?/g)) {
+        const labels = (registry.getSingleMetric(m[1]!.replace(/_(bucket|sum|count)$/, '')) as unknown as { labelNames: string[] } | undefined)?.labelNames ?? [];
+        const sel = m[2] ?? '';
+        assert.ok(sel.includes('instance=~"$instance"'), `${p.title}: ${m[1]} is not filtered by $instance`);
+        for (const l of ['rule', 'sink']) if (labels.includes(l)) assert.ok(sel.includes(`${l}=~"$${l}"`), `${p.title}: ${m[1]} is not filtered by $${l}`);
       }
     }
   }
-  for (const m of ['weir_rule_matched_total', 'weir_sink_success_total', 'weir_ingest_received_total', 'weir_sink_batch_latency_seconds_bucket', 'weir_dead_letter_total']) {
-    assert.ok(usedMetrics.has(m), `the dashboard shows ${m}`);
-  }
+  // weir exports no metric of the reconciliation difference: the panel is matched beside stored +
+  // dead-lettered per rule, and says so.
+  const rec = panels.find((p) => /matched vs stored \+ dead-lettered/i.test(p.title));
+  assert.ok(rec, 'a reconciliation panel');
+  assert.ok(![...known].some((n) => /reconcil|difference/.test(n)), 'names.ts now has a difference metric: chart it instead');
+  assert.match(rec.description ?? '', /no metric of the reconciliation difference/);
+  const exprs = rec.targets!.map((t) => t.expr.replace(/\{[^}]*\}/g, ''));
+  assert.ok(exprs.some((e) => /sum by \(rule\) \(weir_sink_matched_total\) - \(sum by \(rule\) \(weir_sink_success_total\) \+ sum by \(rule\) \(weir_sink_dead_lettered_total\)\)/.test(e)), 'the difference per rule');
+});
+
+/** `<version>` in a test broker's pom.xml: what the integration tests run. */
+function pomVersion(broker: string, property: string): string {
+  const pom = readFileSync(join(ROOT, `test/brokers/${broker}/pom.xml`), 'utf8');
+  const v = new RegExp(`<${property}>([^<]+)</${property}>`).exec(pom)?.[1];
+  assert.ok(v, `test/brokers/${broker}/pom.xml has no <${property}>`);
+  return v;
+}
+
+test('the compose stack runs the Kafka and Pulsar versions the test suite runs (test/brokers/*/pom.xml)', () => {
+  const kafka = pomVersion('kafka', 'kafka.version');
+  const pulsar = pomVersion('pulsar', 'pulsar.version');
+  assert.equal(services.kafka!.image, `apache/kafka:${kafka}`, 'docker-compose.yml kafka: the version test/brokers/kafka/pom.xml tests');
+  for (const s of ['pulsar', 'pulsar-init']) assert.equal(services[s]!.image, `apachepulsar/pulsar:${pulsar}`, `docker-compose.yml ${s}: the version test/brokers/pulsar/pom.xml tests`);
+  const ops = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
+  for (const image of [services.kafka!.image!, services.pulsar!.image!]) assert.ok(ops.includes(`\`${image}\``), `docs/operations.md names ${image}`);
 });
 
 test('docker compose config -q accepts the file', (t) => {
