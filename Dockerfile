@@ -12,6 +12,12 @@ RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production WEIR_LOG_LEVEL=info
+# What weir writes lives in WEIR_DATA_DIR, the one directory its user owns: the shipped weir.yaml
+# puts dead_letter.fallback_file there (${WEIR_DATA_DIR:-.}/...). /app, where weir.yaml is, stays
+# root's and read-only to weir. A volume, so the file outlives the container.
+ENV WEIR_DATA_DIR=/var/lib/weir
+RUN mkdir -p /var/lib/weir && chown node:node /var/lib/weir
+VOLUME ["/var/lib/weir"]
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
