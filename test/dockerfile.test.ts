@@ -83,7 +83,7 @@ test("the image's default config (no Docker engine here: loaded from the repo wi
 });
 
 test('the compose replicas (config at /etc/weir, root-owned) write dead letters under the image\'s WEIR_DATA_DIR', () => {
-  const env = { ...envOf(runtimeStage()), WEIR_CLIENT_ID: 'weir-a', WEIR_PG_URL: 'postgres://weir@timescaledb:5432/weir' };
+  const env: Record<string, string> = { ...envOf(runtimeStage()), WEIR_CLIENT_ID: 'weir-a', WEIR_PG_URL: 'postgres://weir@timescaledb:5432/weir' };
   const cfg = loadConfig(join(ROOT, 'deploy/weir.compose.yaml'), env, join(ROOT, 'deploy/rules'));
   for (const f of letterFiles(cfg)) assert.equal(dirname(f), env.WEIR_DATA_DIR, `${f}: in the writable data directory`);
 });
