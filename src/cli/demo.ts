@@ -2,16 +2,18 @@
 // an embedded PostgreSQL (PGlite over the pg wire protocol) on loopback ports, weir's own Runtime
 // on the shipped weir.yaml and rules/ with only the endpoints changed, and simulated devices
 // publishing the seeds' telemetry. A live line of counters until Ctrl-C, then an orderly stop.
+// Editing a rule file reloads the rules, as in `weir run` (core/rules-watch.ts), and says so.
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Runtime } from '../core/runtime.js';
+import { watchRules, type RulesWatch } from '../core/rules-watch.js';
 import type { EmbeddedBroker } from '../embedded/broker.js';
 import type { EmbeddedDatabase } from '../embedded/database.js';
 import { demoConfig } from '../embedded/demo-config.js';
 import type { Devices } from '../embedded/devices.js';
 import { ConfigErrors } from '../config/load.js';
-import { errorText } from '../errors.js';
+import { errorText, type ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { MIGRATIONS_DIR, PACKAGE_ROOT } from '../paths.js';
 import { migrate } from '../sinks/postgres/migrate.js';
@@ -24,6 +26,8 @@ Runs weir with nothing installed: an in-process MQTT broker (aedes, MQTT 3.1.1) 
 PostgreSQL (PGlite) on loopback ports, the shipped weir.yaml and rules/ with only their endpoints
 changed, and simulated devices publishing telemetry. Prints a live line of counters and where
 /metrics is, until Ctrl-C (SIGINT) or SIGTERM. The data lives in memory and is gone after.
+Editing a rule file (or SIGHUP) reloads the rules, as in weir run; an invalid edit is shown and
+the running rules stay.
 
   -c, --config FILE   weir.yaml whose rules and sinks to run (default: the shipped one)
   --devices N         simulated devices (default 100)
@@ -90,6 +94,7 @@ class Demo {
   private broker: EmbeddedBroker | undefined;
   private db: EmbeddedDatabase | undefined;
   private runtime: Runtime | undefined;
+  private rulesWatch: RulesWatch | undefined;
   private devices: Devices | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private derivedFile: string | undefined;
@@ -117,6 +122,7 @@ class Demo {
     for (const s of config.sinks.values()) await migrate(String(s.settings.url), MIGRATIONS_DIR);
     this.runtime = new Runtime(config, this.log);
     await this.runtime.start();
+    this.rulesWatch = watchRules(this.runtime, config.rulesDir, this.log, (errors) => this.reloaded(config.rulesDir, errors));
     const tWeir = Date.now();
     this.devices = await simulateDevices({ url: this.broker.url, devices: o.devices, intervalMs: o.intervalMs, size: o.size });
     const metricsUrl = `http://127.0.0.1:${this.runtime.httpPort}/metrics`;
@@ -125,12 +131,21 @@ class Demo {
         `weir demo: broker ${this.broker.url} (aedes, in-process, MQTT 3.1.1), database ${this.db.url} (PGlite, in memory)`,
         `started in ${((Date.now() - t0) / 1000).toFixed(1)} s (broker ${tBroker - t0} ms, database ${tDb - tBroker} ms, migrations + weir ${tWeir - tDb} ms)`,
         `config: ${config.file} (from ${configFile}, endpoints changed), rules: ${config.rules.map((r) => r.id).join(', ')}`,
+        `edit the rules in ${config.rulesDir}: a saved edit reloads them`,
         `metrics: ${metricsUrl}   health: http://127.0.0.1:${this.runtime.httpPort}/readyz`,
         `${o.devices} simulated devices publish one ${o.size} B sample every ${o.intervalMs} ms. Ctrl-C stops.`,
         '',
       ].join('\n'),
     );
     this.startTicker(metricsUrl);
+  }
+
+  /** A reload, on its own line (the counters' line is rewritten in place on a terminal). */
+  private reloaded(dir: string, errors: readonly ConfigError[]): void {
+    const lines = errors.length
+      ? [`rules in ${dir} rejected; the running rules stay:`, ...errors.map((e) => `  ${e.message}`)]
+      : [`rules reloaded from ${dir}: ${this.runtime!.pipeline.liveRules.map((r) => r.cfg.id).join(', ')}`];
+    process.stdout.write(`${process.stdout.isTTY ? '\n' : ''}${lines.join('\n')}\n`);
   }
 
   private startTicker(metricsUrl: string): void {
@@ -156,6 +171,7 @@ class Demo {
   /** Stops what was started, in reverse; returns the final counts. Never throws. */
   async stop(): Promise<string> {
     clearInterval(this.ticker);
+    this.rulesWatch?.close();
     const step = async (what: string, f: () => Promise<unknown>) => {
       try {
         await f();

@@ -1,7 +1,7 @@
 // weir run: start the pipeline and keep it running until SIGTERM/SIGINT; SIGHUP or an edit in
-// the rules directory reloads the rules.
-import { watch } from 'node:fs';
+// the rules directory reloads the rules (core/rules-watch.ts).
 import { Runtime } from '../core/runtime.js';
+import { watchRules } from '../core/rules-watch.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
 import { MIGRATIONS_DIR } from '../paths.js';
@@ -65,15 +65,7 @@ export const runCommand: Command = {
       return 1;
     }
     const graceMs = Number(p.values['grace-ms'] ?? 30_000);
-    let reloadTimer: NodeJS.Timeout | undefined;
-    const reload = () => {
-      clearTimeout(reloadTimer);
-      // Editors write a file in several steps; wait for the burst to end.
-      reloadTimer = setTimeout(() => void runtime.reloadRules(), 200);
-    };
-    const watcher = watch(cfg.rulesDir, () => reload());
-    watcher.on('error', (err) => log.warn({ err: err.message }, 'watching the rules directory failed; SIGHUP still reloads'));
-    process.on('SIGHUP', reload);
+    const watcher = watchRules(runtime, cfg.rulesDir, log);
     const code = await new Promise<number>((resolve) => {
       const stop = (signal: string) => {
         log.info({ signal }, 'signal received');

@@ -1,30 +1,22 @@
 // The README's first command, run as a user runs it: `npm run demo` in a fresh process group, rows
 // stored within 60 s, then Ctrl-C (SIGINT to the group) and a clean exit. Needs no service: the
 // demo brings its own broker and database.
-import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { spawnDemo } from './demo-process.js';
 
 test('npm run demo: rows stored within 60 s, Ctrl-C stops it cleanly', { timeout: 120_000 }, async () => {
   const started = Date.now();
-  const child = spawn('npm', ['run', 'demo', '--', '--http-port', '0', '--devices', '20'], {
-    cwd: ROOT,
-    detached: true, // its own process group, as a shell job: SIGINT goes to npm and node alike
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, WEIR_LOG_LEVEL: 'warn' },
-  });
+  const demo = spawnDemo('npm', ['run', 'demo', '--', '--http-port', '0', '--devices', '20']);
+  const { child, exited } = demo;
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const read = () => ((out = demo.out()), (err = demo.err()));
   try {
     let stored = 0;
     let metricsUrl: string | undefined;
     while (Date.now() - started < 60_000) {
+      read();
       metricsUrl ??= /metrics: (\S+)/.exec(out)?.[1];
       stored = Math.max(0, ...[...out.matchAll(/stored (\d+)/g)].map((m) => Number(m[1])));
       if (stored > 0 && metricsUrl) break;
@@ -43,6 +35,7 @@ test('npm run demo: rows stored within 60 s, Ctrl-C stops it cleanly', { timeout
   const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 30_000);
   const { code, signal } = await exited;
   clearTimeout(timer);
+  read();
   // npm mirrors a Ctrl-C it received by ending itself with SIGINT once its script has exited (a
   // shell shows 130); the demo's own clean exit is its stop summary and an empty process group.
   assert.ok(code === 0 || signal === 'SIGINT' || code === 130, `npm exited with ${code ?? signal}\nstderr:\n${err}`);
