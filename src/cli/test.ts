@@ -2,8 +2,10 @@
 // print a pass/fail table. Needs no broker, no sink and no weir.yaml.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseDocument } from 'yaml';
+import { ruleErrorAt } from '../config/rule-error-at.js';
+import { parseYaml, type YamlSource } from '../config/yaml-source.js';
 import { errorText } from '../errors.js';
+import { compileJsonata, compileSql } from '../rules/index.js';
 import { runRuleTests, type RuleTestSpec } from '../rules/rule-tests.js';
 import { parse } from './args.js';
 import type { Command } from './commands.js';
@@ -40,11 +42,12 @@ export const testCommand: Command = {
       }
     })) {
       const name = relative(process.cwd(), file);
+      let src: YamlSource;
       let doc: Record<string, unknown>;
       try {
-        const d = parseDocument(readFileSync(file, 'utf8'));
-        if (d.errors.length) throw new Error(d.errors[0]!.message);
-        doc = (d.toJS() ?? {}) as Record<string, unknown>;
+        src = parseYaml(name, readFileSync(file, 'utf8'));
+        if (src.errors.length) throw new Error(src.errors[0]!.message);
+        doc = (src.doc.toJS() ?? {}) as Record<string, unknown>;
       } catch (err) {
         process.stdout.write(`FAIL  ${name}: cannot read: ${errorText(err)}\n`);
         failed++;
@@ -53,6 +56,14 @@ export const testCommand: Command = {
       const tests = (doc.tests ?? []) as RuleTestSpec['tests'];
       if (!tests.length) {
         process.stdout.write(`----  ${name}: no tests\n`);
+        continue;
+      }
+      // A rule that does not compile fails every test for one reason, said once, at the place in
+      // the file weir check names.
+      const notCompiled = compileError(src, doc);
+      if (notCompiled) {
+        process.stdout.write(`FAIL  ${notCompiled}\n      ${tests.length} test(s) not run: the rule does not compile\n`);
+        failed += tests.length;
         continue;
       }
       const spec: RuleTestSpec = { sql: doc.sql as string | undefined, jsonata: doc.jsonata as string | undefined, filters: doc.from as string[] | undefined, tests };
@@ -66,3 +77,16 @@ export const testCommand: Command = {
     return failed ? 1 : 0;
   },
 };
+
+/** The rule's compile error, as `file:line:col: sql: reason` and its caret lines, if it has one. */
+function compileError(src: YamlSource, doc: Record<string, unknown>): string | undefined {
+  const key = doc.sql !== undefined ? 'sql' : doc.jsonata !== undefined ? 'jsonata' : undefined;
+  if (!key) return undefined;
+  try {
+    if (key === 'sql') compileSql(String(doc.sql));
+    else compileJsonata(String(doc.jsonata), (doc.from ?? []) as string[]);
+    return undefined;
+  } catch (err) {
+    return ruleErrorAt(src, key, err).message;
+  }
+}

@@ -5,13 +5,14 @@ import { dirname, join, resolve } from 'node:path';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ConfigError, WeirError, errorText } from '../errors.js';
 import { redactUrl } from '../log.js';
-import { compileJsonata, compileSql, RuleError, validateTopicFilter } from '../rules/index.js';
+import { compileJsonata, compileSql, validateTopicFilter } from '../rules/index.js';
 import type { CompiledRule } from '../rules/types.js';
 import { sinkType, sinkTypeNames } from '../sinks/registry.js';
 import type { SinkType } from '../sinks/types.js';
 import { brokerUrlProblem } from './broker-url.js';
 import { SinkCommonSpec, type BatchConfig, type RetryConfig } from './common-spec.js';
 import { didYouMean } from './did-you-mean.js';
+import { ruleErrorAt } from './rule-error-at.js';
 import { RuleFileSpec, WeirSpec, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
 import { interpolateEnv, locate, parseYaml, type YamlSource } from './yaml-source.js';
@@ -256,28 +257,4 @@ function inReadingOrder(errors: ConfigError[]): ConfigError[] {
   return errors
     .filter((e) => e.code === 'config.env_unset' || !unset.has(`${e.file}:${e.line}:${e.col}`))
     .sort((a, b) => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.col - b.col);
-}
-
-/** A RuleError's line/col are relative to the SQL text: translate them to the file's. */
-function ruleErrorAt(src: YamlSource, key: string, err: unknown): ConfigError {
-  const at = locate(src, [key]);
-  if (!(err instanceof RuleError)) return new ConfigError('rule.invalid', errorText(err), { file: src.file, ...at, path: key });
-  const node = src.doc.get(key, true) as { type?: string } | undefined;
-  const block = node?.type === 'BLOCK_LITERAL' || node?.type === 'BLOCK_FOLDED';
-  let line: number;
-  let col: number;
-  if (block) {
-    line = at.line + err.line;
-    // The block's indentation is that of its first non-empty line (YAML 1.2 §8.1.1.1).
-    const text = src.text.split('\n');
-    const first = text.slice(at.line).find((l) => l.trim() !== '') ?? '';
-    col = (/^ */.exec(first)?.[0].length ?? 0) + err.col;
-  } else {
-    const quoted = node?.type === 'QUOTE_DOUBLE' || node?.type === 'QUOTE_SINGLE';
-    line = at.line + err.line - 1;
-    col = (err.line === 1 ? at.col + (quoted ? 1 : 0) : 0) + err.col;
-  }
-  // The file position replaces the SQL-relative one; the caret lines stay.
-  const nl = err.message.indexOf('\n');
-  return new ConfigError(err.code, `${err.reason}${nl >= 0 ? err.message.slice(nl) : ''}`, { file: src.file, line, col, path: key });
 }
