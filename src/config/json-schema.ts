@@ -63,6 +63,35 @@ function actionSchema(t: (typeof ALL_SINK_TYPES)[number]): JsonSchema {
   return { title: `${t.type} action`, ...s };
 }
 
+/**
+ * A rule action, checked against its sink type's schema. The type is in weir.yaml, not in the
+ * rule file, so the schema tells it by the keys only that type has (`table`: postgres, `topic`:
+ * kafka…). A plain anyOf of the types would answer a misspelt key with every type's complaint and
+ * "must match a schema in anyOf"; this way the error is the type's own: `colums` is not allowed,
+ * `columns` is required. A key of no type at all is named by `propertyNames`; an action with none
+ * of any type's own keys must still be one of the types. Valid exactly when the anyOf would be.
+ */
+function actionsByType(): { items: JsonSchema; definitions: Record<string, JsonSchema> } {
+  const alternatives = ALL_SINK_TYPES.map(actionSchema);
+  const names = ALL_SINK_TYPES.map((t) => `${t.type}_action`);
+  const ref = (i: number): JsonSchema => ({ $ref: `#/definitions/${names[i]!}` });
+  const keysOf = (a: JsonSchema) => Object.keys(a.properties as Record<string, unknown>);
+  const own = alternatives.map((a) => keysOf(a).filter((k) => alternatives.every((b) => b === a || !keysOf(b).includes(k))));
+  const hasAny = (keys: string[]): JsonSchema => ({ anyOf: keys.map((k) => ({ properties: { [k]: true }, required: [k] })) });
+  const allKeys = [...new Set(alternatives.flatMap(keysOf))];
+  const items: JsonSchema = {
+    type: 'object',
+    properties: { sink: { type: 'string', description: 'Name of a sink in weir.yaml.' } },
+    required: ['sink'],
+    propertyNames: { enum: allKeys },
+    allOf: [
+      ...own.flatMap((keys, i) => (keys.length ? [{ if: hasAny(keys), then: ref(i) }] : [])),
+      { if: { not: hasAny(own.flat()) }, then: { anyOf: alternatives.map((_a, i) => ref(i)) } },
+    ],
+  };
+  return { items, definitions: Object.fromEntries(names.map((n, i) => [n, alternatives[i]!])) };
+}
+
 /** In weir.yaml: lets every value that is not free text also be a `${NAME}` reference. */
 function allowEnvRefs(node: JsonSchema): JsonSchema {
   if (node.oneOf) return { ...node, oneOf: (node.oneOf as JsonSchema[]).map(allowEnvRefs) };
@@ -106,12 +135,13 @@ export function weirJsonSchema(): JsonSchema {
 export function ruleJsonSchema(): JsonSchema {
   const s = plain(RuleFileSpec);
   const props = s.properties as Record<string, JsonSchema>;
+  const actions = actionsByType();
   props.actions = {
     ...props.actions,
     description: "Where the rule's outputs go: each action names a sink of weir.yaml and carries that sink type's settings.",
-    items: { anyOf: ALL_SINK_TYPES.map(actionSchema) },
+    items: actions.items,
   };
-  return { $schema: DRAFT, title: 'weir rule file', ...s };
+  return { $schema: DRAFT, title: 'weir rule file', ...s, definitions: actions.definitions };
 }
 
 export const SCHEMA_DIR = join(PACKAGE_ROOT, 'schema');
