@@ -48,11 +48,11 @@ export const BrokerSpec = Type.Object(
           description:
             "While the broker's port refuses connections (a broker restarting), retry every refused_ms/2 to refused_ms for up to 60 s instead of backing off, so that weir subscribes again as soon as the broker is back (Mosquitto does not restore $share subscriptions across a restart: what arrives before weir subscribes again is lost). 0 = always back off.",
         }),
-        quiet_resume_ms: Type.Integer({
+        quiet_ms: Type.Integer({
           minimum: 0,
-          default: 5000,
+          default: 10_000,
           description:
-            'In the first minute after a resumed session (session present), a connection quiet for this many ms with nothing unacked is reconnected, once per connection drop: HiveMQ CE, restarted after a crash, holds what it queued for a shared subscription until the session connects again. 0 = never.',
+            'A connection quiet for this many ms with nothing unacked is reconnected, once until a message arrives again: HiveMQ CE, restarted after a crash, may hold what it queued for a shared subscription until the session connects again. An idle fleet costs one reconnect per quiet spell. 0 = never.',
         }),
       },
       { additionalProperties: false, default: {}, description: 'Exponential backoff with full jitter between reconnect attempts, except while connections are refused (refused_ms).' },

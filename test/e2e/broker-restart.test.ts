@@ -7,7 +7,7 @@
 // (device, seq) the broker acknowledged is looked up in the telemetry table; where some are
 // missing, weir is restarted once on the same sessions to tell messages stuck at the broker from
 // messages gone. weir runs with its default `broker.reconnect`; WEIR_TEST_RECONNECT='{ … }'
-// replaces it (e.g. `{ refused_ms: 0, quiet_resume_ms: 0 }` measures weir without either remedy).
+// replaces it (e.g. `{ refused_ms: 0, quiet_ms: 0 }` measures weir without either remedy).
 //
 // What is true, and asserted (docs/operations.md, "Broker restarts: what survives, per broker"):
 // - HiveMQ keeps sessions, queues and $share subscriptions across a graceful restart: 0 lost.
@@ -18,8 +18,8 @@
 //   share_group '') the subscription is part of the restored session: 0 lost.
 // - SIGKILL loses what the broker had not written yet: measured, and the check finds it too.
 // - HiveMQ CE after a SIGKILL holds what it queued for the shared subscription until the session
-//   connects again; weir reconnects a resumed session that goes quiet (reconnect.quiet_resume_ms),
-//   so nothing stays stuck.
+//   connects again; weir reconnects a connection that goes quiet (reconnect.quiet_ms), so nothing
+//   stays stuck.
 // "The check" is `weir reconcile --sequence telemetry:device_id:seq` (exit 1 and the missing count
 // when there are gaps, 0 when none), cross-checked by counting the gaps in SQL from seq 1.
 // Each run prints one `# broker-restart` diagnostic line with its figures.
@@ -276,7 +276,7 @@ test('HiveMQ CE 2025.5, graceful restart: sessions, queues and $share subscripti
   assertLossDetected(run);
 });
 
-test('HiveMQ CE 2025.5, SIGKILL: nothing stays stuck in the queue the broker restored (weir reconnects a quiet resumed session), and the sequence check counts whatever was lost', { timeout: 300_000 }, async (t) => {
+test('HiveMQ CE 2025.5, SIGKILL: nothing stays stuck in the queue the broker restored (weir reconnects a connection that goes quiet), and the sequence check counts whatever was lost', { timeout: 300_000 }, async (t) => {
   const run = await restartRun(t, { name: 'hivemq-kill', broker: await hivemq(), how: 'kill', ...HIVEMQ_RUN });
   assertLossDetected(run);
 });
