@@ -53,7 +53,7 @@ interface Run {
   missingBySequence: number;
   /** `weir reconcile --sequence telemetry:device_id:seq` after the run: exit code, missing count, stderr. */
   reconcile: { code: number; missing: number; stderr: string };
-  /** From the broker's spawn to each of weir's connections subscribed again, in ms. */
+  /** From the broker's spawn to each of weir's connections' first SUBSCRIBE after it, in ms. */
   resubscribedMs: number[];
   /**
    * Of the lost, how many arrived once weir was restarted (a new connection to the same sessions):
@@ -171,7 +171,11 @@ async function restartRun(
   }
   const lostTimes = lostIds.map((id) => ackedAt.get(id)! - spawnAt).sort((a, b) => a - b);
   const events = logEvents(weir).filter((e) => e.at >= goneAt - 1_000);
-  const resubscribedMs = events.filter((e) => e.msg === 'subscribed').map((e) => e.at - spawnAt);
+  // Each connection's first SUBSCRIBE after the restart (later ones: quiet_ms reconnects, the
+  // second weir process).
+  const firstSubscribe = new Map<string, number>();
+  for (const e of events) if (e.msg === 'subscribed' && e.client_id && !firstSubscribe.has(e.client_id)) firstSubscribe.set(e.client_id, e.at - spawnAt);
+  const resubscribedMs = [...firstSubscribe.values()];
   const run: Run = {
     acked: ackedAt.size,
     lost: lostIds.length,
