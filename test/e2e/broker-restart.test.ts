@@ -24,7 +24,6 @@
 // when there are gaps, 0 when none), cross-checked by counting the gaps in SQL from seq 1.
 // Each run prints one `# broker-restart` diagnostic line with its figures.
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test, type TestContext } from 'node:test';
 import { publishLoad } from '../../bench/load/publisher.js';
@@ -221,10 +220,7 @@ function assertLossDetected(run: Run): void {
 
 async function persistentMosquitto(): Promise<MosquittoBroker> {
   const m = await startMosquitto({ persistence: true });
-  cleanups.push(async () => {
-    await m.stop();
-    rmSync(m.dir, { recursive: true, force: true });
-  });
+  cleanups.push(() => m.dispose());
   return m;
 }
 

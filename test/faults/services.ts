@@ -1,7 +1,7 @@
 // The faults the harness does not offer itself, in one place: a PostgreSQL crash, and brokers
 // that keep their state across a restart (Mosquitto with persistence, HiveMQ CE) for the broker
 // scenarios.
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { query } from '../e2e/fixtures.js';
 import { startHivemq } from '../harness/hivemq.js';
@@ -42,16 +42,5 @@ export interface RestartableBroker {
 }
 
 export async function startRestartableBroker(name: BrokerName): Promise<RestartableBroker> {
-  if (name === 'hivemq') return startHivemq();
-  const m = await startMosquitto({ persistence: true });
-  return {
-    url: m.url,
-    stop: () => m.stop(),
-    start: () => m.start(),
-    kill: () => m.kill(),
-    async dispose() {
-      await m.stop();
-      rmSync(m.dir, { recursive: true, force: true });
-    },
-  };
+  return name === 'hivemq' ? startHivemq() : startMosquitto({ persistence: true });
 }

@@ -136,9 +136,7 @@ export async function startHivemq(opts: StartHivemqOptions = {}): Promise<Hivemq
     const logFile = join(dir, `hivemq-${++launches}.log`);
     const s = startService('java', jvm, logFile);
     svc = s;
-    s.proc.unref();
-    (s.proc.stdout as { unref?: () => void } | null)?.unref?.();
-    (s.proc.stderr as { unref?: () => void } | null)?.unref?.();
+    s.unref();
     if (s.proc.pid !== undefined) jvmWatchdog(s.proc.pid, dir);
     try {
       await waitFor(
@@ -162,14 +160,7 @@ export async function startHivemq(opts: StartHivemqOptions = {}): Promise<Hivemq
     const s = svc;
     svc = undefined;
     if (!s) return;
-    if (signal === 'SIGTERM') return s.stop(STOP_GRACE_MS);
-    if (s.proc.exitCode !== null || s.proc.signalCode !== null) return;
-    // The JVM is unref'd: a timer keeps this process alive until the exit is seen.
-    const keep = setInterval(() => {}, 1000);
-    const exited = new Promise((r) => s.proc.once('exit', r));
-    s.proc.kill('SIGKILL');
-    await exited;
-    clearInterval(keep);
+    return signal === 'SIGTERM' ? s.stop(STOP_GRACE_MS) : s.kill();
   };
 
   const broker: HivemqBroker = {

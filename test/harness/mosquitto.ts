@@ -11,7 +11,7 @@
 //
 // Started as a program it starts one broker, prints {"url": ...} and runs until SIGTERM.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureDebianPackage } from './apt.js';
@@ -26,6 +26,8 @@ export interface MosquittoBroker {
   start(): Promise<void>;
   /** SIGKILL: with `persistence`, what changed since the last autosave is lost. */
   kill(): Promise<void>;
+  /** Stops the broker and deletes its directory (config, log, persistence). */
+  dispose(): Promise<void>;
   /** The config, log and persistence directory, for debugging. */
   readonly dir: string;
   /** Lets the calling process exit while the broker runs. */
@@ -88,14 +90,11 @@ export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<
       await svc?.stop(5000);
     },
     async kill() {
-      const s = svc;
-      if (!s || s.proc.exitCode !== null || s.proc.signalCode !== null) return;
-      // The broker may be unref'd: a timer keeps this process alive until the exit is seen.
-      const keep = setInterval(() => {}, 1000);
-      const exited = new Promise((r) => s.proc.once('exit', r));
-      s.proc.kill('SIGKILL');
-      await exited;
-      clearInterval(keep);
+      await svc?.kill();
+    },
+    async dispose() {
+      await svc?.stop(5000);
+      rmSync(dir, { recursive: true, force: true });
     },
     unref() {
       svc?.unref();

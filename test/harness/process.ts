@@ -31,6 +31,8 @@ export interface Service {
   tail(lines?: number): string;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
   stop(graceMs?: number): Promise<void>;
+  /** SIGKILL; resolves when the process has exited. */
+  kill(): Promise<void>;
   /** Lets this process exit while the service runs (its 'exit' handler then stops the service). */
   unref(): void;
 }
@@ -63,6 +65,14 @@ export function startService(cmd: string, args: string[], logFile: string, opts:
       const timer = setTimeout(() => proc.kill('SIGKILL'), graceMs);
       await exited;
       clearTimeout(timer);
+    },
+    async kill() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      // The child may be unref'd: a timer keeps this process alive until its exit is seen.
+      const keep = setInterval(() => {}, 1000);
+      proc.kill('SIGKILL');
+      await exited;
+      clearInterval(keep);
     },
   };
 }
