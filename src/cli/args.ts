@@ -22,5 +22,11 @@ export function parse<O extends Options>(args: string[], options: O, help: strin
   }
 }
 
+/** Prints a usage error and the help; returns the exit code for bad usage (2). */
+export function usageError(text: string, help: string): number {
+  process.stderr.write(`error: ${text}\n\n${help}`);
+  return 2;
+}
+
 export const CONFIG_OPTION = { config: { type: 'string', short: 'c' } } as const;
 export const CONFIG_HELP = '  -c, --config FILE   weir.yaml to read (default: ./weir.yaml; its rules_dir holds the rules)\n';

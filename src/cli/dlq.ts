@@ -8,7 +8,7 @@ import { openLetterStore } from '../dead-letters/open-store.js';
 import { replay } from '../dead-letters/replay.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
-import { CONFIG_HELP, CONFIG_OPTION, parse, type Parsed } from './args.js';
+import { CONFIG_HELP, CONFIG_OPTION, parse, usageError, type Parsed } from './args.js';
 import type { Command } from './commands.js';
 import { letterJson, letterTable, letterText, replaySummaryText, summaryJson } from './dlq-output.js';
 import { loadOrReport } from './load-or-report.js';
@@ -255,9 +255,4 @@ function parseRate(text: string): number | undefined {
 
 function positiveInteger(text: string): number | undefined {
   return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : undefined;
-}
-
-function usageError(text: string, help: string): number {
-  process.stderr.write(`error: ${text}\n\n${help}`);
-  return 2;
 }

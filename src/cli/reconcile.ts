@@ -8,7 +8,7 @@ import { parseSequenceSpec, type SequenceResult, type SequenceSpec } from '../re
 import { prepareSequence, type SequenceTargets } from '../reconcile/sequence-target.js';
 import { errorText, WeirError } from '../errors.js';
 import { redactUrl } from '../log.js';
-import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
+import { CONFIG_HELP, CONFIG_OPTION, parse, usageError } from './args.js';
 import { columns } from './columns.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
@@ -64,7 +64,7 @@ export const reconcileCommand: Command = {
     if ('exit' in p) return p.exit;
     const v = p.values;
     const specs = sequenceSpecs(v.sequence as unknown as string[] | undefined, v);
-    if (typeof specs === 'string') return usageError(specs);
+    if (typeof specs === 'string') return usageError(specs, HELP);
     const cfg = loadOrReport(v.config);
     if (!cfg) return UNREAD;
     const urls = (v.metrics as unknown as string[] | undefined) ?? [];
@@ -80,7 +80,7 @@ export const reconcileCommand: Command = {
       targets = specs.length ? await prepareSequence(cfg, specs, { since: v.since, until: v.until }, v.sink) : undefined;
     } catch (err) {
       // A spec the table contradicts is bad usage; a database that cannot be reached is not.
-      if (err instanceof WeirError) return usageError(err.message);
+      if (err instanceof WeirError) return usageError(err.message, HELP);
       process.stderr.write(`error: --sequence: ${redactUrl(errorText(err))}\n`);
       return UNREAD;
     }
@@ -135,11 +135,6 @@ function sequenceSpecs(texts: string[] | undefined, v: { since?: string; until?:
   } catch (err) {
     return errorText(err);
   }
-}
-
-function usageError(text: string): number {
-  process.stderr.write(`error: ${text}\n\n${HELP}`);
-  return 2;
 }
 
 function plural(n: number, word: string): string {
