@@ -8,14 +8,9 @@ import type { LetterStore } from '../dead-letters/letter-store.js';
 import type { Logger } from '../log.js';
 import type { OutputRecord, RuleEvent } from '../rules/types.js';
 
-/** How the core should treat an error a driver raised or reported. */
-export type ErrorClass =
-  /** Transient (connection lost, broker restarting, timeout): write the same items again later. */
-  | 'retry'
-  /** This item can never be written (bad value, constraint violation): dead-letter it. */
-  | 'reject'
-  /** The sink is misconfigured (auth, missing table): stop retrying blindly, report, keep retrying slowly. */
-  | 'fatal';
+/** How the core treats an error a driver raised or reported (defined beside the error catalogue). */
+export type { ErrorClass } from '../error-codes.js';
+import type { ErrorClass, ErrorCode } from '../error-codes.js';
 
 /** What one rule output carries into a sink. */
 export interface SinkInput {
@@ -113,7 +108,7 @@ export interface SettingProblem {
   /** The value, shown beside the key (a URL's password is redacted when shown). */
   readonly value?: string;
   /** Error code (docs/errors.md); default config.invalid_value. */
-  readonly code?: string;
+  readonly code?: ErrorCode;
 }
 
 /** A sink type: its config schemas (the single source of its fields) and its factory. */
