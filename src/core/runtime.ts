@@ -2,7 +2,7 @@
 // acks what was written, and disconnects: nothing is acked that was not stored.
 import type http from 'node:http';
 import { loadRules, type WeirConfig } from '../config/load.js';
-import { ConfigError, errorText } from '../errors.js';
+import { type ConfigError, errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createMetrics, registerProcessMetrics, type Metrics } from '../metrics/names.js';
 import { VERSION } from '../version.js';

@@ -8,7 +8,7 @@ import type { Logger } from '../log.js';
 import { actionCounters, type ActionCounters, type Metrics } from '../metrics/names.js';
 import { backoffMs, fatalBackoffMs, sleep } from '../retry/backoff.js';
 import type { OutputRecord } from '../rules/types.js';
-import type { BoundAction, DeadLetter, ErrorClass, Sink, SinkInput } from '../sinks/types.js';
+import type { BoundAction, DeadLetter, ErrorClass, Sink, SinkInput, WriteResult } from '../sinks/types.js';
 import { Batcher } from './batcher.js';
 import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 import { SinkHealth, type SinkHealthStatus } from './sink-health.js';
@@ -159,7 +159,7 @@ export class SinkRunner {
   private async writeBatch(handle: ActionHandle, batch: Entry[], attempt: number): Promise<void> {
     const m = this.metrics;
     const started = performance.now();
-    let result;
+    let result: WriteResult;
     try {
       result = await this.sink.write(batch.map((e) => e.item), this.signal);
     } catch (err) {
@@ -225,13 +225,12 @@ export class SinkRunner {
   }
 
   private async deadLetter(handle: ActionHandle, entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
-    const m = this.metrics;
     const error = errorText(err);
     const letters = entries.map((e) => letterFor(e.event, { ruleId: handle.ruleId, sink: this.name, reason, error, record: e.record ?? describe(handle.bound, e.item) }));
     await Promise.all(letters.map((l) => this.dlq().put(l)));
     handle.counters.deadLettered.inc(entries.length);
     if (wasInflight) handle.counters.inflight.dec(entries.length);
-    entries.forEach((e, i) => e.waiter.itemDone('dead_lettered', handle, letters[i]));
+    for (const [i, e] of entries.entries()) e.waiter.itemDone('dead_lettered', handle, letters[i]);
   }
 }
 

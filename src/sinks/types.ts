@@ -144,6 +144,7 @@ export interface TargetCount {
 }
 
 /** A sink type: its config schemas (the single source of its fields) and its factory. */
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds sink types of different settings; each is typed where it is defined.
 export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   /** The folder name, the `type:` in weir.yaml, the registry key and the metric label. */
   readonly type: string;

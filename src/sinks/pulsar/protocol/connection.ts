@@ -82,7 +82,7 @@ export class PulsarConnection {
       socket.once('close', () => fail(new Error('connection closed during handshake')));
       socket.once(opts.tls ? 'secureConnect' : 'connect', () => socket.write(simpleFrame(encodeConnect(opts.clientVersion, opts.authToken))));
       const onData = (chunk: Buffer) => {
-        let frames;
+        let frames: ReturnType<typeof conn.reader.push>;
         try {
           frames = conn.reader.push(chunk);
         } catch (err) {
@@ -115,7 +115,7 @@ export class PulsarConnection {
 
   private attach(keepAliveMs: number): void {
     this.socket.on('data', (chunk: Buffer) => {
-      let frames;
+      let frames: ReturnType<typeof this.reader.push>;
       try {
         frames = this.reader.push(chunk);
       } catch (err) {
