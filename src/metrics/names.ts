@@ -1,5 +1,5 @@
 // Every metric weir exports, declared once, in EMQX's words. docs/metrics.md documents the same
-// table; test/metrics-doc.test.ts keeps the two in step.
+// table; test/metrics-doc.test.ts keeps the two in step (names and labels).
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { tallyCounter, tallyGauge } from './tally.js';
 
