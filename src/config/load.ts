@@ -12,6 +12,7 @@ import type { SinkType } from '../sinks/types.js';
 import { brokerUrlProblem } from './broker-url.js';
 import { SinkCommonSpec, type BatchConfig, type RetryConfig } from './common-spec.js';
 import { didYouMean } from './did-you-mean.js';
+import { httpTlsProblems, resolveHttpTls } from './http-tls.js';
 import { ruleErrorAt } from './rule-error-at.js';
 import { RuleFileSpec, WeirSpec, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
@@ -103,6 +104,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     const problem = brokerUrlProblem(cfg.broker.url);
     if (problem) errors.push(new ConfigError('config.invalid_url', problem, { file: path, ...locate(src, ['broker', 'url']), path: 'broker.url', value: redactUrl(cfg.broker.url) }));
   }
+  // http.tls paths are relative to weir.yaml; the files are checked here, for check and run alike.
+  const tlsValid = cfg.http?.tls && !top.errors.some((e) => e.path.startsWith('http.tls'));
+  const http = tlsValid ? { ...cfg.http, tls: resolveHttpTls(cfg.http.tls!, path) } : cfg.http;
+  if (tlsValid) errors.push(...httpTlsProblems(http.tls!, src));
 
   const sinks = new Map<string, SinkConfig>();
   for (const [name, raw] of Object.entries(cfg.sinks ?? {})) {
@@ -127,7 +132,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     file: path,
     broker: cfg.broker,
     clientIdSet: src.doc.hasIn(['broker', 'client_id']),
-    http: cfg.http,
+    http,
     deadLetter: cfg.dead_letter,
     logLevel: cfg.log_level,
     migrateOnStart: cfg.migrate_on_start,

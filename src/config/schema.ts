@@ -98,6 +98,22 @@ export const HttpSpec = Type.Object(
         },
       ),
     ),
+    tls: Type.Optional(
+      Type.Object(
+        {
+          cert_file: Type.String({ minLength: 1, description: "Path of the server's certificate (PEM, the chain after it), relative to weir.yaml." }),
+          key_file: Type.String({ minLength: 1, description: "Path of the server's private key (PEM), relative to weir.yaml." }),
+          client_ca_file: Type.Optional(
+            Type.String({ minLength: 1, description: 'Path of the CA certificates (PEM) that sign client certificates, relative to weir.yaml. When set, every request needs a client certificate signed by one of them.' }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "HTTPS instead of HTTP on http.port, as in Prometheus exporter-toolkit's web config (tls_server_config). The files are read when weir starts; weir check checks that they exist and hold a certificate and key that match.",
+        },
+      ),
+    ),
   },
   { additionalProperties: false, default: {} },
 );

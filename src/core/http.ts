@@ -3,9 +3,13 @@
 // without the body (load balancers and uptime checks use it). With http.basic_auth everything but
 // /healthz and /readyz's verdict needs the credentials: probes cannot always send them, and the
 // verdict tells nothing an attacker could use, while the detail names tables and errors.
+// With http.tls the same handler is served over HTTPS only (config/http-tls.ts; a client
+// certificate is required when client_ca_file is set): plain HTTP on that port fails its handshake.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { httpsOptions } from '../config/http-tls.js';
 import type { WeirFileConfig } from '../config/schema.js';
 import { basicAuth } from './basic-auth.js';
 
@@ -19,7 +23,7 @@ const ENDPOINTS = ['/metrics', '/healthz', '/readyz', '/rules', '/sinks'];
 
 export async function startHttp(cfg: WeirFileConfig['http'], registry: Registry, status: StatusSource): Promise<http.Server> {
   const authorized = basicAuth(cfg.basic_auth);
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     const url = (req.url ?? '/').split('?')[0];
     // For HEAD, node's ServerResponse sends the headers and drops the body written to it.
     const json = (code: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) => {
@@ -53,7 +57,8 @@ export async function startHttp(cfg: WeirFileConfig['http'], registry: Registry,
       default:
         return json(404, { error: 'not found', endpoints: ENDPOINTS });
     }
-  });
+  };
+  const server = cfg.tls ? https.createServer(httpsOptions(cfg.tls), handler) : http.createServer(handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(cfg.port, cfg.host, () => resolve());

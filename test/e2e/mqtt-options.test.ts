@@ -1,14 +1,12 @@
 // Ingest options against a real Mosquitto: MQTT 3.1.1, TLS with a private CA and certificate
 // verification on by default, username/password (never logged).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { publishLoad } from '../../bench/load/publisher.js';
+import { certificates } from '../harness/certificates.js';
 import { startMosquitto, type MosquittoBroker } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
-import { tempDir, waitFor } from '../harness/process.js';
+import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
 import { countRows, telemetryFiles } from './fixtures.js';
 
@@ -16,19 +14,6 @@ const cleanup: Array<() => Promise<unknown>> = [];
 after(async () => {
   for (const c of cleanup.reverse()) await c();
 });
-
-function certificates(): { cafile: string; certfile: string; keyfile: string } {
-  const dir = tempDir('tls');
-  chmodSync(dir, 0o755);
-  const f = (n: string) => join(dir, n);
-  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.crt'), '-days', '2', '-subj', '/CN=weir-test-ca');
-  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=127.0.0.1');
-  writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.crt'), '-days', '2', '-extfile', f('san.ext'));
-  for (const n of ['ca.crt', 'server.crt', 'server.key']) chmodSync(f(n), 0o644);
-  return { cafile: f('ca.crt'), certfile: f('server.crt'), keyfile: f('server.key') };
-}
 
 async function run(weir: WeirProcess, mqttUrl: string, pgUrl: string, n: number, pubOpts: { username?: string; password?: string; ca?: string } = {}) {
   await waitFor(() => weir.ready(), 20_000, 'weir ready');

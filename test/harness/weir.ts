@@ -51,7 +51,15 @@ export function writeWeirFiles(files: WeirFiles, port: number, dir = tempDir('we
   return dir;
 }
 
-export async function startWeir(files: WeirFiles, opts: { dir?: string; env?: NodeJS.ProcessEnv; args?: string[]; nodeArgs?: string[]; compiled?: boolean } = {}): Promise<WeirProcess> {
+export async function startWeir(files: WeirFiles, opts: {
+    dir?: string;
+    env?: NodeJS.ProcessEnv;
+    args?: string[];
+    nodeArgs?: string[];
+    compiled?: boolean;
+    /** Whether weir serves /healthz on this port; default: a plain HTTP GET (http.tls needs its own). */
+    healthz?: (port: number) => Promise<boolean>;
+  } = {}): Promise<WeirProcess> {
   const httpPort = await freePort();
   const dir = writeWeirFiles(files, httpPort, opts.dir);
   // compiled: run bin/weir.js on dist/ as production does (benchmarks; `npm run build` first).
@@ -95,7 +103,7 @@ export async function startWeir(files: WeirFiles, opts: { dir?: string; env?: No
   };
   await waitFor(async () => {
     if (svc.proc.exitCode !== null) throw new Error(`weir exited with ${svc.proc.exitCode}:\n${svc.tail()}`);
-    return (await fetch(`${base}/healthz`)).ok;
+    return opts.healthz ? opts.healthz(httpPort) : (await fetch(`${base}/healthz`)).ok;
   }, 30_000, 'weir to serve /healthz');
   return w;
 }
