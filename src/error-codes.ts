@@ -33,7 +33,7 @@ const FIX_CONFIG = 'fix the file at the place named; `weir check` shows every pr
 
 export const CONFIG_CODES = {
   'config.invalid': { class: 'fatal', meaning: 'the configuration has errors; each is listed with file:line:col', action: FIX_CONFIG },
-  'config.unreadable': { class: 'fatal', meaning: 'weir.yaml, a rule file or the rules directory cannot be read', action: 'check the path and the file permissions of the user weir runs as' },
+  'config.unreadable': { class: 'fatal', meaning: 'weir.yaml, a rule file, the rules directory or a file weir.yaml names (`http.tls`) cannot be read', action: 'check the path and the file permissions of the user weir runs as' },
   'config.yaml': { class: 'fatal', meaning: 'a YAML document could not be turned into values', action: FIX_CONFIG },
   'config.yaml_syntax': { class: 'fatal', meaning: 'YAML syntax error', action: FIX_CONFIG },
   'config.env_unset': { class: 'fatal', meaning: '`${NAME}` names an unset variable and gives no `:-default`', action: 'set the variable, or write `${NAME:-default}`' },
@@ -55,7 +55,8 @@ export const CONFIG_CODES = {
 export const DLQ_CODES = {
   'dlq.no_store': { class: 'fatal', meaning: 'weir.yaml names no dead-letter store `weir dlq` can read (and the default file does not exist), or `dead_letter.sink` is a sink that keeps none', action: 'point `dead_letter.sink` or `dead_letter.file` at the store `weir run` writes' },
   'dlq.not_migrated': { class: 'fatal', meaning: 'the dead-letter table lacks the replay columns of `migrations/004_dead_letter_replay.sql`', action: 'run `weir migrate`' },
-  'dlq.replay_running': { class: 'retry', meaning: 'another `weir dlq replay` holds the store\'s replay lock (PostgreSQL advisory lock, or `<file>.replay-lock` with a live pid)', action: 'wait for it to end, then replay again' },
+  'dlq.replay_running': { class: 'retry', meaning: 'another `weir dlq replay` holds the store\'s replay lock (PostgreSQL advisory lock, `<file>.replay-lock` with a live pid, or a lock record in a dead-letter topic renewed within 60 s)', action: 'wait for it to end, then replay again' },
+  'dlq.read_timeout': { class: 'retry', meaning: 'reading a Kafka dead-letter topic did not reach the topic\'s end within 60 s', action: 'check the cluster is reachable and the topic readable, then run the command again' },
   'dlq.file_busy': { class: 'retry', meaning: 'the dead-letter file kept growing while `purge` rewrote it', action: 'stop weir and purge again' },
 } as const satisfies Record<string, ErrorInfo>;
 

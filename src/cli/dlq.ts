@@ -2,7 +2,6 @@
 // rules once the cause is fixed (replay), and deleted (purge). Exit 2 on bad usage, 1 when the
 // store cannot be read or something is left unstored.
 import type { WeirConfig } from '../config/load.js';
-import { FileLetterStore } from '../dead-letters/file-store.js';
 import { narrows, type LetterFilter, type LetterStore } from '../dead-letters/letter-store.js';
 import { openLetterStore } from '../dead-letters/open-store.js';
 import { replay } from '../dead-letters/replay.js';
@@ -210,7 +209,7 @@ async function withStore(values: { config?: string; fallback?: boolean }, fn: (s
   try {
     store = openLetterStore(cfg, values.fallback ? 'fallback' : 'store');
     const code = await fn(store, cfg);
-    if (store instanceof FileLetterStore && store.unreadable) process.stderr.write(`note: ${store.unreadable} line(s) of ${store.where} are not letters (a torn last line?) and were left alone\n`);
+    if (store.unreadable) process.stderr.write(`note: ${store.unreadable} line(s) or record(s) of ${store.where} are not letters (a torn last line?) and were left alone\n`);
     return code;
   } catch (err) {
     process.stderr.write(`error: ${redactUrl(errorText(err))}\n`);

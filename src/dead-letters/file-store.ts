@@ -18,21 +18,8 @@ import { dirname } from 'node:path';
 import { appendSynced, letterLine } from '../core/dead-letter.js';
 import { WeirError } from '../errors.js';
 import type { DeadLetter } from '../sinks/types.js';
+import { asLetterJson, letterFromJson } from './letter-json.js';
 import { matches, type LetterFilter, type LetterStore, type LetterSummary, type ReplayMark, type StoredLetter } from './letter-store.js';
-
-/** A line of the letters' file, as core/dead-letter.ts letterLine() writes it. */
-interface Line {
-  rule_id: string;
-  sink: string;
-  reason: string;
-  error: string;
-  topic: string;
-  payload_base64: string;
-  record?: unknown;
-  received_at: string;
-  attempts?: number;
-  replay_of?: string;
-}
 
 interface MarkLine extends ReplayMark {
   readonly id: string;
@@ -165,31 +152,10 @@ export function letterId(line: string): string {
 }
 
 function parse(line: string, marks: ReadonlyMap<string, ReplayMark>): StoredLetter | undefined {
-  let v: Line;
-  try {
-    v = JSON.parse(line) as Line;
-  } catch {
-    return undefined;
-  }
-  if (typeof v !== 'object' || v === null || typeof v.topic !== 'string' || typeof v.payload_base64 !== 'string') return undefined;
+  const v = asLetterJson(line);
+  if (!v) return undefined;
   const id = letterId(line);
-  const payload = Buffer.from(v.payload_base64, 'base64');
-  return {
-    id,
-    ruleId: String(v.rule_id ?? ''),
-    sink: String(v.sink ?? ''),
-    reason: String(v.reason ?? ''),
-    error: String(v.error ?? ''),
-    topic: v.topic,
-    payload,
-    payloadBytes: payload.length,
-    record: v.record,
-    receivedAt: Date.parse(v.received_at) || 0,
-    deadLetteredAt: undefined,
-    attempts: v.attempts ?? 1,
-    replayOf: v.replay_of,
-    replay: marks.get(id),
-  };
+  return letterFromJson(id, v, { replay: marks.get(id), deadLetteredAt: undefined });
 }
 
 function markOf(line: string): MarkLine | undefined {

@@ -1,7 +1,8 @@
 // What `weir dlq` needs of wherever dead letters are kept: read them by filter, mark a replayed
 // one with how it ended (together with the letters its replay wrote), delete them. Two stores
 // implement it: the PostgreSQL table (src/sinks/postgres/letter-store.ts, offered by the sink
-// type) and the JSON-lines file (file-store.ts).
+// type), the JSON-lines file (file-store.ts), and a Kafka or Pulsar sink's dead_letter_topic
+// (topic-store.ts, over the topic the sink type offers).
 import type { DeadLetter, ErrorClass } from '../sinks/types.js';
 
 /** How a replayed letter ended. Only `stored` counts as a success. */
@@ -77,6 +78,8 @@ export function matches(l: LetterSummary, f: LetterFilter): boolean {
 export interface LetterStore {
   /** Where the letters are, for messages: `table weir_dead_letter of sink tsdb`, `file /x.jsonl`. */
   readonly where: string;
+  /** Lines or records that are not letters, seen by the last read (a file's torn last line); stores that cannot have them leave it out. */
+  readonly unreadable?: number;
   /** The letters matching, oldest first, at most `limit`. */
   list(filter: LetterFilter, limit: number): Promise<LetterSummary[]>;
   count(filter: LetterFilter): Promise<number>;

@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import mqtt from 'mqtt';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { tempDir, waitFor } from '../harness/process.js';
 import { runCli, startWeir, type WeirProcess } from '../harness/weir.js';
+import { dlq, listed, publish } from './dlq-cli.js';
 import { endSessions, query, telemetryFiles } from './fixtures.js';
 
 const running: WeirProcess[] = [];
@@ -20,18 +20,6 @@ after(async () => {
   for (const w of running) await w.kill();
   for (const [url, id] of sessions) await endSessions(url, id, 1);
 });
-
-interface ListedLetter {
-  id: string;
-  rule_id: string;
-  sink: string;
-  reason: string;
-  topic: string;
-  attempts: number;
-  replay_of?: string;
-  replay?: { outcome: string; note?: string };
-  error: string;
-}
 
 /**
  * A weir on one rule of the test's own (writing a table the test created with `ddl`) and the
@@ -48,24 +36,6 @@ async function start(clientId: string, ddl: string, deadLetter: string, rule: st
   running.push(weir);
   await waitFor(() => weir.ready(), 20_000, 'weir ready');
   return { mqttUrl, pgUrl, weir, cfg: join(weir.dir, 'weir.yaml') };
-}
-
-async function publish(mqttUrl: string, messages: Array<{ topic: string; payload: Buffer | string }>): Promise<void> {
-  const c = await mqtt.connectAsync(mqttUrl, { clientId: `dlq-pub-${process.pid}-${Date.now()}`, protocolVersion: 5, reconnectPeriod: 0 });
-  for (const m of messages) await c.publishAsync(m.topic, m.payload, { qos: 1 });
-  await c.endAsync();
-}
-
-async function dlq(cfg: string, ...args: string[]) {
-  const r = await runCli(['dlq', ...args, '-c', cfg]);
-  assert.doesNotMatch(r.stderr, /\n\s+at /, `no stack trace from dlq ${args.join(' ')}:\n${r.stderr}`);
-  return r;
-}
-
-async function listed(cfg: string, ...args: string[]): Promise<ListedLetter[]> {
-  const r = await dlq(cfg, 'list', '--json', '--limit', '1000', ...args);
-  assert.equal(r.code, 0, r.stderr);
-  return JSON.parse(r.stdout) as ListedLetter[];
 }
 
 test('letters a table refused are replayed once the table is fixed: each stored exactly once, the ledger reconciles, a second replay sends nothing', { timeout: 120_000 }, async () => {

@@ -1,7 +1,7 @@
 // kafkajs client options from the sink's config: brokers, TLS, SASL, timeouts, and kafkajs' logs
 // routed into weir's logger. Shared by the sink and by the reconcile counter (count.ts).
 import { readFileSync } from 'node:fs';
-import kafkajs, { type KafkaConfig as KafkaJsConfig, type SASLOptions } from 'kafkajs';
+import kafkajs, { type Admin, type KafkaConfig as KafkaJsConfig, type Producer, type SASLOptions } from 'kafkajs';
 import type { Logger } from '../../log.js';
 import type { KafkaConfig } from './spec.js';
 
@@ -64,4 +64,15 @@ export function kafkaClientOptions(cfg: KafkaConfig, log: Logger): KafkaJsConfig
   const auth = sasl(cfg);
   if (auth) opts.sasl = auth;
   return opts;
+}
+
+/** Connects a producer and an admin client; when either fails, disconnects both and throws. */
+export async function connectBoth(producer: Producer, admin: Admin): Promise<void> {
+  try {
+    await producer.connect();
+    await admin.connect();
+  } catch (err) {
+    await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+    throw err;
+  }
 }

@@ -1,8 +1,10 @@
 // The Kafka sink type: rule outputs produced to Kafka topics with kafkajs.
 import { silentLogger } from '../../log.js';
+import { TopicLetterStore } from '../../dead-letters/topic-store.js';
 import type { SinkType } from '../types.js';
 import { countForReconcile } from './count.js';
 import type { KafkaItem } from './action.js';
+import { KafkaLetterTopic } from './letter-topic.js';
 import { KafkaSink } from './sink.js';
 import { KafkaActionSpec, KafkaConfigSpec, lintKafkaConfig, type KafkaAction, type KafkaConfig } from './spec.js';
 
@@ -13,6 +15,7 @@ export const kafkaSink: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
   lint: lintKafkaConfig,
   create: (cfg, deps) => new KafkaSink(cfg, deps),
   count: (cfg, actions) => countForReconcile(cfg, actions, silentLogger),
+  letterStore: (cfg, deps) => (cfg.dead_letter_topic ? new TopicLetterStore(new KafkaLetterTopic(cfg, cfg.dead_letter_topic, deps.name, deps.log)) : undefined),
 };
 
 export { countTopic, countSince, snapshotOffsets, withKafkaAdmin, type OffsetSnapshot, type TopicCount } from './count.js';

@@ -6,11 +6,14 @@
 // failed send replaces the idempotent producer.
 import kafkajs, { type Admin, type Message, type Producer, type TopicMessages } from 'kafkajs';
 import { WeirError } from '../../errors.js';
-import { ALL_WRITTEN, type BoundAction, type ErrorClass, type Sink, type SinkDeps, type WriteResult } from '../types.js';
+import { letterRecords } from '../../dead-letters/topic-store.js';
+import { ALL_WRITTEN, type BoundAction, type DeadLetter, type ErrorClass, type Sink, type SinkDeps, type WriteResult } from '../types.js';
 import { bindKafkaAction, type KafkaItem } from './action.js';
 import { classifyKafkaError, kafkaErrorCode } from './classify.js';
-import { kafkaClientOptions } from './client.js';
+import { connectBoth, kafkaClientOptions } from './client.js';
 import { compressionType, registerCodec } from './codecs.js';
+import { KeptAttempt } from './kept-attempt.js';
+import { KafkaLetterTopic } from './letter-topic.js';
 import { WeirPartitioner } from './partitioner.js';
 import { lintKafkaConfig, type KafkaAction, type KafkaConfig } from './spec.js';
 
@@ -22,13 +25,16 @@ interface Clients {
 }
 
 export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
-  /** Connected clients, or the connection in progress; cleared when a connect fails. */
-  private clients: Promise<Clients> | undefined;
+  /** Connected clients, or the connection in progress; forgotten when a connect fails. */
+  private readonly clients = new KeptAttempt(() => this.open());
   /** Topics known to exist (create_topics), or being created. */
   private readonly topics = new Map<string, Promise<void>>();
   private closed = false;
   /** The tail of the idempotent producer's sends, which run one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The dead_letter_topic's writer, when the sink keeps dead letters (else no deadLetter: the core looks elsewhere). */
+  private readonly letters: KafkaLetterTopic | undefined;
+  readonly deadLetter?: (letters: DeadLetter[], signal: AbortSignal) => Promise<void>;
 
   constructor(
     private readonly cfg: KafkaConfig,
@@ -37,6 +43,11 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
     const problems = lintKafkaConfig(cfg);
     // The loader reports these at their lines first; this guards a sink created from settings it never saw.
     if (problems.length > 0) throw new WeirError('config.sink.kafka', `sinks.${deps.name}: ${problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`);
+    if (cfg.dead_letter_topic) {
+      const topic = new KafkaLetterTopic(cfg, cfg.dead_letter_topic, deps.name, deps.log.child({ sink: deps.name }));
+      this.letters = topic;
+      this.deadLetter = (letters) => topic.append(letterRecords(letters));
+    }
   }
 
   bind(action: KafkaAction, ruleId: string): BoundAction<KafkaItem> {
@@ -103,21 +114,13 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.reset();
+    await Promise.all([this.reset(), this.letters?.close()]);
   }
 
   /** The connected clients; connects (again) when there are none. */
   private connected(): Promise<Clients> {
     if (this.closed) return Promise.reject(new WeirError('sink.kafka.closed', `sink ${this.deps.name} is closed`));
-    if (!this.clients) {
-      const attempt = this.open();
-      this.clients = attempt;
-      // A failed connect is forgotten, so the next write (retried by the core) connects again.
-      attempt.catch(() => {
-        if (this.clients === attempt) this.clients = undefined;
-      });
-    }
-    return this.clients;
+    return this.clients.get();
   }
 
   private async open(): Promise<Clients> {
@@ -135,13 +138,7 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
       retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
     });
     const admin = kafka.admin({ retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 } });
-    try {
-      await producer.connect();
-      await admin.connect();
-    } catch (err) {
-      await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
-      throw err;
-    }
+    await connectBoth(producer, admin);
     log.info({ brokers: this.cfg.brokers, compression: this.cfg.compression, idempotent: this.cfg.idempotent, acks: this.cfg.acks }, 'kafka sink connected');
     return { producer, admin };
   }
@@ -155,13 +152,13 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
 
   /** Drops the clients (all, or only `only` if they are still the current ones) and disconnects them. */
   private async reset(only?: Clients): Promise<void> {
-    const current = this.clients;
+    const current = this.clients.peek();
     if (!current) return;
     if (only) {
       const c = await current.catch(() => undefined);
-      if (c !== only || this.clients !== current) return;
+      if (c !== only) return;
     }
-    this.clients = undefined;
+    if (!this.clients.forget(current)) return;
     this.topics.clear();
     const c = await current.catch(() => undefined);
     if (c) await Promise.allSettled([c.producer.disconnect(), c.admin.disconnect()]);

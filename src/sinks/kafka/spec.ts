@@ -88,6 +88,14 @@ export const KafkaConfigSpec = Type.Object(
       examples: [30_000],
     }),
     connection_timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 3_000, description: 'TCP/TLS connect timeout per broker.', examples: [3_000] }),
+    dead_letter_topic: Type.Optional(
+      Type.String({
+        pattern: '^[a-zA-Z0-9._-]{1,249}$',
+        description:
+          'When set, this sink keeps dead letters in this topic (one record per letter, keyed by its id; replay marks and purges are newer records with the key), for setups without PostgreSQL: weir dlq lists, replays and purges them. With create_topics weir creates it compacted, with one partition; create an existing one with cleanup.policy=compact.',
+        examples: ['weir-dead-letters'],
+      }),
+    ),
   },
   { additionalProperties: false, description: 'A Kafka cluster that rule outputs are produced to.' },
 );
