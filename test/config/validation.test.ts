@@ -82,12 +82,13 @@ describe('weir check and weir run refuse the same bad configuration', () => {
     ]);
   });
 
-  test('a Pulsar sink: service_url without a host, create_topic without admin_url', async () => {
-    const pulsar = 'db:\n    type: postgres\n    url: postgres://weir@127.0.0.1:1/weir\n  p:\n    type: pulsar\n    service_url: pulsar://\n    topic: persistent://public/default/t\n    create_topic: if_missing';
+  test('a Pulsar sink: service_url without a host, create_topic and dead_letter_topic without admin_url', async () => {
+    const pulsar = 'db:\n    type: postgres\n    url: postgres://weir@127.0.0.1:1/weir\n  p:\n    type: pulsar\n    service_url: pulsar://\n    topic: persistent://public/default/t\n    create_topic: if_missing\n    dead_letter_topic: persistent://public/default/letters';
     const f = write(config('url: mqtt://127.0.0.1:1', pulsar));
     assert.deepEqual(await refusedByBoth(f), [
       `error: ${f}:10:18: sinks.p.service_url 'pulsar://': expected pulsar://host:port or pulsar+ssl://host:port, e.g. pulsar://pulsar:6650`,
       `error: ${f}:12:19: sinks.p.create_topic: if_missing creates the topic through the admin REST API: add admin_url, e.g. admin_url: http://pulsar:8080`,
+      `error: ${f}:13:24: sinks.p.dead_letter_topic: weir dlq reads the dead-letter topic through the admin REST API: add admin_url, e.g. admin_url: http://pulsar:8080`,
     ]);
   });
 });

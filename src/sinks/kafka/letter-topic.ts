@@ -18,7 +18,7 @@ import type { Logger } from '../../log.js';
 import type { ErrorClass } from '../types.js';
 import { classifyKafkaError } from './classify.js';
 import { connectBoth, kafkaClientOptions } from './client.js';
-import { KeptAttempt } from './kept-attempt.js';
+import { KeptAttempt } from '../kept-attempt.js';
 import type { KafkaConfig } from './spec.js';
 
 const { Kafka, Partitioners } = kafkajs;

@@ -12,7 +12,7 @@ import { bindKafkaAction, type KafkaItem } from './action.js';
 import { classifyKafkaError, kafkaErrorCode } from './classify.js';
 import { connectBoth, kafkaClientOptions } from './client.js';
 import { compressionType, registerCodec } from './codecs.js';
-import { KeptAttempt } from './kept-attempt.js';
+import { KeptAttempt } from '../kept-attempt.js';
 import { KafkaLetterTopic } from './letter-topic.js';
 import { WeirPartitioner } from './partitioner.js';
 import { lintKafkaConfig, type KafkaAction, type KafkaConfig } from './spec.js';

@@ -15,18 +15,21 @@ export interface AdminOptions {
 }
 
 async function call(opts: AdminOptions, method: string, path: string, body?: string, signal?: AbortSignal): Promise<{ status: number; text: string }> {
+  const res = await request(opts, method, path, body, signal);
+  return { status: res.status, text: await res.text() };
+}
+
+async function request(opts: AdminOptions, method: string, path: string, body?: string, signal?: AbortSignal): Promise<Response> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (opts.authToken) headers.authorization = `Bearer ${opts.authToken}`;
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const url = `${opts.adminUrl.replace(/\/+$/, '')}/admin/v2/${path}`;
-  let res: Response;
   try {
-    res = await fetch(url, { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+    return await fetch(url, { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
   } catch (err) {
     throw new WeirError('sink.pulsar.admin_unreachable', `Pulsar admin API ${opts.adminUrl} unreachable: ${(err as Error).message}`, { cause: err });
   }
-  return { status: res.status, text: await res.text() };
 }
 
 function failed(what: string, r: { status: number; text: string }): WeirError {
@@ -74,4 +77,30 @@ export async function partitionedStats(opts: AdminOptions, topic: string, signal
 function partitionIndex(t: string): number {
   const m = /-partition-(\d+)$/.exec(t);
   return m ? Number(m[1]) : -1;
+}
+
+/** A durable subscription from the earliest message, if the topic has none of that name (creates the topic when the broker auto-creates). */
+export async function ensureSubscription(opts: AdminOptions, topic: string, subscription: string, signal?: AbortSignal): Promise<void> {
+  const earliest = JSON.stringify({ ledgerId: -1, entryId: -1, partitionIndex: -1 });
+  const r = await call(opts, 'PUT', `${topicPath(topic)}/subscription/${encodeURIComponent(subscription)}`, earliest, signal);
+  if (r.status === 204 || r.status === 200 || r.status === 409) return;
+  throw failed(`create subscription ${subscription} on ${topic}`, r);
+}
+
+/** Messages (entries) a subscription has not acknowledged. */
+export async function subscriptionBacklog(opts: AdminOptions, topic: string, subscription: string, signal?: AbortSignal): Promise<number> {
+  const r = await call(opts, 'GET', `${topicPath(topic)}/stats`, undefined, signal);
+  if (r.status === 404) return 0;
+  if (r.status !== 200) throw failed(`stats of ${topic}`, r);
+  const s = JSON.parse(r.text) as { subscriptions?: Record<string, { msgBacklog?: number }> };
+  return s.subscriptions?.[subscription]?.msgBacklog ?? 0;
+}
+
+/** The entry at 1-based `position` of a subscription's backlog, raw (peek); undefined past its end. */
+export async function peekEntry(opts: AdminOptions, topic: string, subscription: string, position: number, signal?: AbortSignal): Promise<{ headers: Headers; body: Buffer } | undefined> {
+  const res = await request(opts, 'GET', `${topicPath(topic)}/subscription/${encodeURIComponent(subscription)}/position/${position}`, undefined, signal);
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status === 404) return undefined;
+  if (res.status !== 200) throw failed(`peek ${topic} ${subscription} at ${position}`, { status: res.status, text: body.toString('utf8') });
+  return { headers: res.headers, body };
 }

@@ -1,6 +1,8 @@
 // The Pulsar sink type.
+import { TopicLetterStore } from '../../dead-letters/topic-store.js';
 import type { SinkType } from '../types.js';
 import { countForReconcile } from './count.js';
+import { PulsarLetterTopic } from './letter-topic.js';
 import { PulsarSink } from './sink.js';
 import { lintPulsarConfig, PulsarActionSpec, PulsarConfigSpec, type PulsarAction, type PulsarConfig } from './spec.js';
 
@@ -11,4 +13,5 @@ export const pulsarSink: SinkType<PulsarConfig, PulsarAction> = {
   lint: lintPulsarConfig,
   create: (cfg, deps) => new PulsarSink(cfg, deps),
   count: (cfg, actions) => countForReconcile(cfg, actions),
+  letterStore: (cfg, deps) => (cfg.dead_letter_topic ? new TopicLetterStore(new PulsarLetterTopic(cfg, cfg.dead_letter_topic, deps.name, deps.log)) : undefined),
 };

@@ -2,31 +2,24 @@
 // and writes a batch as individual sends that resolve on the broker's receipts. Items whose send
 // failed are reported per item (retry or reject), so one lost connection does not re-send what
 // the broker already acknowledged.
-import { readFileSync } from 'node:fs';
 import { WeirError } from '../../errors.js';
 import { redactUrl } from '../../log.js';
-import type { BoundAction, ErrorClass, Sink, SinkDeps, WriteResult } from '../types.js';
+import { letterRecords } from '../../dead-letters/topic-store.js';
+import type { BoundAction, DeadLetter, ErrorClass, Sink, SinkDeps, WriteResult } from '../types.js';
 import { ALL_WRITTEN } from '../types.js';
 import { ensurePartitionedTopic } from './admin.js';
 import { classifyPulsarError } from './classify.js';
 import { compileEncoder, describeMessage } from './encode.js';
+import { PulsarLetterTopic } from './letter-topic.js';
 import { NativeTransport } from './native/native-transport.js';
 import { ProtocolTransport } from './protocol/client.js';
+import { readCa } from './read-ca.js';
 import { parseServiceUrl } from './service-url.js';
 import { assertProtocolCompression } from './protocol/compression.js';
 import type { PulsarAction, PulsarConfig } from './spec.js';
 import type { OutgoingMessage, PulsarTransport } from './transport.js';
 
 export type TransportFactory = (cfg: PulsarConfig, deps: SinkDeps) => PulsarTransport;
-
-function readCa(file: string | undefined): Buffer | undefined {
-  if (!file) return undefined;
-  try {
-    return readFileSync(file);
-  } catch (err) {
-    throw new WeirError('sink.pulsar.tls_ca_unreadable', `tls_trust_certs_file ${file}: ${(err as Error).message}`, { cause: err });
-  }
-}
 
 export const defaultTransport: TransportFactory = (cfg, deps) =>
   cfg.transport === 'native'
@@ -41,6 +34,9 @@ export const defaultTransport: TransportFactory = (cfg, deps) =>
 
 export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   private transport: PulsarTransport | undefined;
+  /** The dead_letter_topic's writer, when the sink keeps dead letters (else no deadLetter: the core looks elsewhere). */
+  private readonly letters: PulsarLetterTopic | undefined;
+  readonly deadLetter?: (letters: DeadLetter[], signal: AbortSignal) => Promise<void>;
 
   constructor(
     private readonly cfg: PulsarConfig,
@@ -54,6 +50,11 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
       // Settings the protocol transport cannot honour fail at start-up, not on every connect.
       assertProtocolCompression(cfg.compression);
       parseServiceUrl(cfg.service_url);
+    }
+    if (cfg.dead_letter_topic) {
+      const topic = new PulsarLetterTopic(cfg, cfg.dead_letter_topic, deps.name, deps.log.child({ sink: deps.name }));
+      this.letters = topic;
+      this.deadLetter = (letters) => topic.append(letterRecords(letters));
     }
   }
 
@@ -103,7 +104,7 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   async close(): Promise<void> {
     const t = this.transport;
     this.transport = undefined;
-    await t?.close();
+    await Promise.all([t?.close(), this.letters?.close()]);
   }
 }
 

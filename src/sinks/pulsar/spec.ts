@@ -58,6 +58,14 @@ export const PulsarConfigSpec = Type.Object(
     producer_name: Type.Optional(Type.String({ description: 'Producer name; by default the broker assigns a unique one. A fixed name allows only one weir instance per topic.', examples: ['weir-1'] })),
     send_timeout_ms: Type.Integer({ minimum: 100, default: 30_000, description: 'A batch without a send receipt after this long fails (retriable) and the connection is re-opened.', examples: [30000] }),
     connect_timeout_ms: Type.Integer({ minimum: 100, default: 10_000, description: 'Limit for opening a connection and for each lookup or producer request.', examples: [10000] }),
+    dead_letter_topic: Type.Optional(
+      Type.String({
+        pattern: '^persistent://[^/]+/[^/]+/[^/]+$',
+        description:
+          'When set, this sink keeps dead letters in this (non-partitioned) topic, for setups without PostgreSQL: one message per letter keyed by its id, replay marks and purges (empty payloads) as newer messages of the key, kept by the durable subscription weir-dead-letters; weir dlq reads them through admin_url (needed).',
+        examples: ['persistent://public/default/weir-dead-letters'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -96,6 +104,9 @@ export function lintPulsarConfig(cfg: PulsarConfig): SettingProblem[] {
   if (admin) problems.push({ path: ['admin_url'], value: cfg.admin_url, message: admin, code: 'config.invalid_url' });
   if (cfg.create_topic === 'if_missing' && cfg.admin_url === undefined) {
     problems.push({ path: ['create_topic'], message: 'if_missing creates the topic through the admin REST API: add admin_url, e.g. admin_url: http://pulsar:8080', code: 'config.sink.pulsar' });
+  }
+  if (cfg.dead_letter_topic !== undefined && cfg.admin_url === undefined) {
+    problems.push({ path: ['dead_letter_topic'], message: 'weir dlq reads the dead-letter topic through the admin REST API: add admin_url, e.g. admin_url: http://pulsar:8080', code: 'config.sink.pulsar' });
   }
   if (cfg.transport === 'protocol' && !PROTOCOL_COMPRESSIONS.includes(cfg.compression)) {
     problems.push({ path: ['compression'], message: `'${cfg.compression}' needs transport: native (the protocol transport supports ${PROTOCOL_COMPRESSIONS.join(', ')})`, code: 'config.sink.pulsar' });
