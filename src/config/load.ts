@@ -121,6 +121,11 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   if (cfg.dead_letter?.sink !== undefined && !sinks.has(cfg.dead_letter.sink) && !reported(cfg.dead_letter.sink)) {
     errors.push(new ConfigError('config.unknown_sink', `no sink named '${cfg.dead_letter.sink}' (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, { file: path, ...locate(src, ['dead_letter', 'sink']), path: 'dead_letter.sink' }));
   }
+  const letterSink = cfg.dead_letter?.sink === undefined ? undefined : sinks.get(cfg.dead_letter.sink);
+  if (letterSink && !letterSink.type.keepsLetters?.(letterSink.settings)) {
+    const message = `sink '${letterSink.name}' (type ${letterSink.type.type}) keeps no dead letters with its settings (docs/operations.md, dead letters); name one that does, or write dead_letter: { file: <path> }`;
+    errors.push(new ConfigError('config.invalid_value', message, { file: path, ...locate(src, ['dead_letter', 'sink']), path: 'dead_letter.sink' }));
+  }
   if (cfg.broker && cfg.broker.share_group === '' && cfg.broker.connections > 1) {
     errors.push(new ConfigError('config.invalid_value', 'without a share_group every connection would get every message: use connections: 1', { file: path, ...locate(src, ['broker', 'connections']), path: 'broker.connections' }));
   }

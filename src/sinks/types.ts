@@ -160,10 +160,12 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   lint?(cfg: Cfg): SettingProblem[];
   create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
   /**
-   * The dead letters a sink of this type keeps (its Sink has `deadLetter`), for `weir dlq`; undefined
-   * when these settings keep none (a Kafka sink without dead_letter_topic). Opens no connection yet.
+   * Whether a sink with these settings keeps dead letters (its Sink has `deadLetter`, and
+   * letterStore reads them): always for some types, by a setting for others. Absent: never.
    */
-  letterStore?(cfg: Cfg, deps: SinkDeps): LetterStore | undefined;
+  keepsLetters?(cfg: Cfg): boolean;
+  /** The dead letters a sink of this type keeps, for `weir dlq`; only when keepsLetters says so. Opens no connection yet. */
+  letterStore?(cfg: Cfg, deps: SinkDeps): LetterStore;
   /**
    * For `weir reconcile`: what the sink's own system holds in each target the actions write,
    * asked of that system (a count(*), the topic's offsets or the broker's counters). Throws when

@@ -82,6 +82,14 @@ describe('weir check and weir run refuse the same bad configuration', () => {
     ]);
   });
 
+  test('dead_letter.sink naming a Kafka sink without dead_letter_topic (once: check ok, run failed with "this sink cannot store dead letters")', async () => {
+    const sinks = 'db:\n    type: postgres\n    url: postgres://weir@127.0.0.1:1/weir\n  k:\n    type: kafka\n    brokers: [127.0.0.1:1]';
+    const f = write(`${config('url: mqtt://127.0.0.1:1', sinks)}dead_letter: { sink: k }\n`);
+    assert.deepEqual(await refusedByBoth(f), [
+      `error: ${f}:12:22: dead_letter.sink: sink 'k' (type kafka) keeps no dead letters with its settings (docs/operations.md, dead letters); name one that does, or write dead_letter: { file: <path> }`,
+    ]);
+  });
+
   test('a Pulsar sink: service_url without a host, create_topic and dead_letter_topic without admin_url', async () => {
     const pulsar = 'db:\n    type: postgres\n    url: postgres://weir@127.0.0.1:1/weir\n  p:\n    type: pulsar\n    service_url: pulsar://\n    topic: persistent://public/default/t\n    create_topic: if_missing\n    dead_letter_topic: persistent://public/default/letters';
     const f = write(config('url: mqtt://127.0.0.1:1', pulsar));

@@ -14,8 +14,9 @@ export const kafkaSink: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
   actionSchema: KafkaActionSpec,
   lint: lintKafkaConfig,
   create: (cfg, deps) => new KafkaSink(cfg, deps),
+  keepsLetters: (cfg) => cfg.dead_letter_topic !== undefined,
+  letterStore: (cfg, deps) => new TopicLetterStore(new KafkaLetterTopic(cfg, cfg.dead_letter_topic!, deps.name, deps.log)),
   count: (cfg, actions) => countForReconcile(cfg, actions, silentLogger),
-  letterStore: (cfg, deps) => (cfg.dead_letter_topic ? new TopicLetterStore(new KafkaLetterTopic(cfg, cfg.dead_letter_topic, deps.name, deps.log)) : undefined),
 };
 
 export { countTopic, countSince, snapshotOffsets, withKafkaAdmin, type OffsetSnapshot, type TopicCount } from './count.js';

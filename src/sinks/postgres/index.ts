@@ -11,6 +11,7 @@ export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
   actionSchema: PostgresActionSpec,
   lint: lintPostgresConfig,
   create: (cfg, deps) => new PostgresSink(cfg, deps),
+  keepsLetters: () => true,
   letterStore: (cfg, deps) => new PgLetterStore(cfg.url, cfg.dead_letter_table, deps.name),
   count: (cfg, actions, ctx) => countPostgres(cfg, actions, ctx),
   sqlUrl: (cfg) => cfg.url,

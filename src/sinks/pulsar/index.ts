@@ -12,6 +12,7 @@ export const pulsarSink: SinkType<PulsarConfig, PulsarAction> = {
   actionSchema: PulsarActionSpec,
   lint: lintPulsarConfig,
   create: (cfg, deps) => new PulsarSink(cfg, deps),
+  keepsLetters: (cfg) => cfg.dead_letter_topic !== undefined,
+  letterStore: (cfg, deps) => new TopicLetterStore(new PulsarLetterTopic(cfg, cfg.dead_letter_topic!, deps.name, deps.log)),
   count: (cfg, actions) => countForReconcile(cfg, actions),
-  letterStore: (cfg, deps) => (cfg.dead_letter_topic ? new TopicLetterStore(new PulsarLetterTopic(cfg, cfg.dead_letter_topic, deps.name, deps.log)) : undefined),
 };
