@@ -124,6 +124,11 @@ function parsePrefix(c: Cursor): Expr {
     return { kind: 'literal', value: word === 'TRUE', range: { start: t.start, end: t.end } };
   }
   if (word === 'CASE') return parseCase(c);
+  // `div` and `mod` are infix operators and functions too: `mod(3, 2)` (EMQX).
+  if ((word === 'DIV' || word === 'MOD') && c.isOp('(', 1)) {
+    c.next();
+    return parsePostfix(c, parseCall(c, t), t.start);
+  }
   if (RESERVED.has(word)) throw c.error('an expression');
   c.next();
   if (c.isOp('(')) return parsePostfix(c, parseCall(c, t), t.start);

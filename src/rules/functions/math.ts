@@ -2,6 +2,7 @@
 // evaluation as Erlang's math module does.
 import { def, type FunctionSpec } from './registry.js';
 import { finiteResult, needNum } from './args.js';
+import { idiv, rem } from '../ops.js';
 
 function unary(name: string, f: (x: number) => number, summary: string, examples: FunctionSpec['examples']): FunctionSpec[] {
   return def('math', `${name}(number): float`, summary, (x: unknown) => finiteResult(name, f(needNum(name, x))), { examples });
@@ -42,5 +43,8 @@ export const MATH_FUNCTIONS: FunctionSpec[] = [
   ...def('math', 'fmod(number, number): float', 'Floating-point remainder, the sign of x.', (x: unknown, y: unknown) => finiteResult('fmod', needNum('fmod', x) % needNum('fmod', y)), {
     examples: [{ call: 'fmod(-32, 5)', result: -2 }],
   }),
+  // The function forms of the infix `div` and `mod` (EMQX has both; one implementation in ops.ts).
+  ...def('math', 'div(int, int): int', 'Integer division, truncated toward zero; the same as `x div y`.', idiv, { examples: [{ call: 'div(7, 2)', result: 3 }, { call: 'div(1, 0)', error: true }] }),
+  ...def('math', 'mod(int, int): int', 'Integer remainder with the sign of x; the same as `x mod y`.', rem, { examples: [{ call: 'mod(3, 2)', result: 1 }, { call: 'mod(-7, 2)', result: -1 }] }),
   ...def('math', 'random(): float', 'A random float in [0, 1).', () => Math.random(), { volatile: true, examples: [{ call: 'random()', type: 'float' }] }),
 ];
