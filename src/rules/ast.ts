@@ -11,7 +11,7 @@ export type Segment =
 export type Expr =
   | { readonly kind: 'literal'; readonly value: string | number | boolean; readonly range: SourceRange }
   /** `payload.a[1]`: a variable (event field, alias or FOREACH item) and the steps into it. */
-  | { readonly kind: 'path'; readonly root: string; readonly segments: readonly Segment[]; readonly range: SourceRange }
+  | { readonly kind: 'path'; readonly root: string; readonly segments: readonly Segment[]; readonly range: SourceRange; readonly quoted?: true }
   /** `f(x).a`: steps into the value of any other expression. */
   | { readonly kind: 'access'; readonly target: Expr; readonly segments: readonly Segment[]; readonly range: SourceRange }
   | { readonly kind: 'array'; readonly items: readonly Expr[]; readonly range: SourceRange }

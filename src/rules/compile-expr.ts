@@ -3,7 +3,7 @@
 // monomorphic so that V8 can inline them on the hot path.
 import type { Expr, Segment } from './ast.js';
 import { asEvalError, RuleError } from './errors.js';
-import { eventReader, type Ev } from './event-fields.js';
+import { eventReader, isEventField, type Ev } from './event-fields.js';
 import type { FunctionRegistry, FunctionSpec } from './functions/registry.js';
 import { UNSUPPORTED } from './functions/unsupported.js';
 import { LIMITS } from './limits.js';
@@ -56,6 +56,9 @@ export function compileExpr(e: Expr, env: CompileEnv): Ev {
     case 'literal':
       return constant(e.value);
     case 'path':
+      // `"sensor_1"` where no such name exists stays the string EMQX's documentation means by it
+      // (`WHERE payload.name = "sensor_1"`); `"topic"` reads the topic, as rulesql parses it.
+      if (e.quoted && e.segments.length === 0 && !isEventField(e.root) && env.slotOf(e.root) === undefined) return constant(e.root);
       return compilePath(e.root, e.segments, env);
     case 'access':
       return withSteps(compileExpr(e.target, env), e.segments, env);
@@ -216,6 +219,15 @@ function withSteps(read: Ev, segments: readonly Segment[], env: CompileEnv): Ev 
     }
     return (v, s) => getIndex(v, idx(s));
   });
+  // A range over what is missing fails (EMQX's range_get on undefined), so a path with one
+  // runs every step; the others stop at the first undefined.
+  if (segments.some((seg) => seg.kind === 'slice')) {
+    return (s) => {
+      let v = read(s);
+      for (let i = 0; i < steps.length; i++) v = steps[i]!(v, s);
+      return v;
+    };
+  }
   if (steps.length === 1) {
     const a = steps[0]!;
     return (s) => a(read(s), s);

@@ -127,7 +127,10 @@ function compileForeach(st: Extract<Statement, { kind: 'foreach' }>, env: Compil
   const last = st.fields[st.fields.length - 1] as Field;
   // The parser rejects `*` as the last FOREACH field.
   const lastField = last as Extract<Field, { kind: 'field' }>;
-  const collection = compileExpr(lastField.expr, env);
+  // `FOREACH payload` iterates the decoded payload (EMQX's ensure_list on the payload column).
+  const barePayload = lastField.expr.kind === 'path' && lastField.expr.root === 'payload' && lastField.expr.segments.length === 0;
+  const collectionExpr = compileExpr(lastField.expr, env);
+  const collection: Ev = barePayload ? (s) => (isBinary(collectionExpr(s)) ? decodedPayload(s) : collectionExpr(s)) : collectionExpr;
   const putLast = compilePut(lastField, env);
   const itemSlot = env.slotOf(itemName) as number;
   const doOps = st.doFields?.map((f) => compileField(f, env, slotNames));
@@ -145,13 +148,15 @@ function compileForeach(st: Extract<Statement, { kind: 'foreach' }>, env: Compil
       throw new RuleEvalError('rule.limit', `FOREACH over ${list.length} elements, more than ${LIMITS.maxForeachOutputs}`);
     }
     for (const item of list) {
-      // DO and INCASE see the event fields and the item only (EMQX's filter_collection).
-      const slots = new Array(nSlots);
+      // DO and INCASE see the event fields, what FOREACH selected and the item; without DO the
+      // output is all of them (EMQX's filter_collection over the columns merged with the selected).
+      const slots = s.slots.slice();
       slots[itemSlot] = item;
       const is = new Scope(s.ctx, s.ruleId, slots, s.settled);
       if (incase !== undefined && incase(is) !== true) continue;
       if (doOps === undefined) {
         const rec = inputSnapshot(is, []);
+        for (const k of Object.keys(selected)) defineKey(rec, k, selected[k]);
         defineKey(rec, itemName, item);
         outputs.push(rec);
         continue;

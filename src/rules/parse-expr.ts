@@ -88,9 +88,16 @@ function parsePrefix(c: Cursor): Expr {
     c.next();
     return { kind: 'literal', value: t.value, range: { start: t.start, end: t.end } };
   }
-  if (t.kind === 'string' || t.kind === 'dstring') {
+  if (t.kind === 'string') {
     c.next();
     return { kind: 'literal', value: t.text, range: { start: t.start, end: t.end } };
+  }
+  // A double-quoted word in an expression is a name, as in EMQX's rulesql (`"topic"` reads the
+  // topic); the compiler keeps it a string when no such name exists (compile-expr.ts).
+  if (t.kind === 'dstring') {
+    c.next();
+    const segments = parseSegments(c);
+    return { kind: 'path', root: t.text, segments, range: { start: t.start, end: c.lastEnd() }, quoted: true };
   }
   if (t.kind === 'op') {
     if (t.text === '-' || t.text === '+') {

@@ -145,14 +145,15 @@ class StatementParser {
     }
   }
 
-  // filters := FROM "filter" { ',' "filter" }
+  // filters := FROM filter { ',' filter }      filter := "topic/filter" | 'topic/filter'
   private from(): FromFilter[] {
     const c = this.c;
     c.expectKeyword('FROM');
     const filters: FromFilter[] = [];
     do {
       const t = c.peek();
-      if (t.kind !== 'dstring') throw c.error('a double-quoted topic filter');
+      // EMQX takes either quote here (t_sqlparse_both_string_types_in_from).
+      if (t.kind !== 'dstring' && t.kind !== 'string') throw c.error('a quoted topic filter');
       c.next();
       const range = { start: t.start, end: t.end };
       const why = t.text.startsWith('$events/') || t.text.startsWith('$bridges/')

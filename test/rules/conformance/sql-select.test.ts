@@ -31,7 +31,10 @@ export const CASES: ConformanceCase[] = [
   { from: `${S}:t_sqlselect_1`, sql: `SELECT json_decode(payload) as p, payload FROM "t1" WHERE p.x = 1 and p.y = 2`, input: { payload: '{"x":1,"y":2}', topic: 't1' }, expect: { p: { x: 1, y: 2 }, payload: '{"x":1,"y":2}' } },
   { from: `${S}:t_sqlselect_1`, sql: `SELECT json_decode(payload) as p, payload FROM "t1" WHERE p.x = 1 and p.y = 2`, input: { payload: '{"x":1,"y":1}', topic: 't1' }, expect: NO_MATCH },
   { from: `${S}:t_sqlselect_message_publish_event_keep_original_props_2`, sql: `SELECT clientid, pub_props.'User-Property' as user_properties FROM "foo/#"`, input: { payload: '{"x":1}', topic: 'foo/bar/1', clientid: 'pub-02', pub_props: { 'User-Property': { mykey: '222222222222' } } }, expect: { clientid: 'pub-02', user_properties: { mykey: '222222222222' } } },
+  // The EMQX test adds "$events/client_connected" to FROM; weir sees no events (docs/rules.md).
   { from: `${S}:t_sqlparse_event_3`, sql: `select clientid, topic as tp from "t/tt"`, input: { payload: '', topic: 't/tt', clientid: 'abc' }, expect: { clientid: 'abc', tp: 't/tt' } },
+  // The EMQX test adds "$events/client_connected" to FROM; weir sees no events (docs/rules.md).
+  { from: `${S}:t_sqlparse_both_string_types_in_from`, sql: `select clientid, topic as tp from 't/tt'`, input: { payload: '', topic: 't/tt', clientid: 'abc' }, expect: { clientid: 'abc', tp: 't/tt' } },
   ...[[1, 1], [0, 0], [-1, 0], [7, 7], [8, 7]].map(([i, o]): ConformanceCase => ({ from: `${S}:t_sqlparse_case_when_1`, sql: caseWhen, input: x(i!), expect: { y: o } })),
   ...[[1, 2], [2, 3], [4, 4], [7, 4], [8, 4]].map(([i, o]): ConformanceCase => ({ from: `${S}:t_sqlparse_case_when_2`, sql: caseSwitch, input: x(i!), expect: { y: o } })),
   // EMQX asserts #{} for the CASE without a match; its y is then undefined, still a field.
