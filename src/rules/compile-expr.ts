@@ -178,6 +178,9 @@ function compileCase(e: Extract<Expr, { kind: 'case' }>, env: CompileEnv): Ev {
 /** A variable (event field, alias or FOREACH item) followed by its path steps. */
 function compilePath(root: string, segments: readonly Segment[], env: CompileEnv): Ev {
   const withPath = segments.length > 0;
+  // In `payload.a[b]` the index names a path in the payload, as EMQX reads a variable index
+  // from the data the path walks (`payload.a[b[1].c]` reads payload.b[1].c).
+  if (root === 'payload') segments = segments.map(inPayload);
   if (root === 'payload' && withPath) env.payloadPaths.add(pathText(root, segments));
   const base = eventReader(root, withPath);
   const slot = env.slotOf(root);
@@ -188,6 +191,12 @@ function compilePath(root: string, segments: readonly Segment[], env: CompileEnv
         return v !== undefined ? v : base(s);
       };
   return withSteps(read, segments, env);
+}
+
+function inPayload(seg: Segment): Segment {
+  if (seg.kind !== 'index' || seg.index.kind !== 'path' || seg.index.quoted) return seg;
+  const i = seg.index;
+  return { kind: 'index', index: { ...i, root: 'payload', segments: [{ kind: 'key', name: i.root }, ...i.segments] } };
 }
 
 function pathText(root: string, segments: readonly Segment[]): string {

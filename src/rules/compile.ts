@@ -268,5 +268,9 @@ function collectReads(st: Statement): Reads {
     forEachChild(e, visit);
   };
   forEachStatementExpr(st, visit);
+  // `AS a[b]` reads b.
+  for (const f of [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])]) {
+    if (f.kind === 'field') for (const seg of f.alias?.segments ?? []) if (seg.kind === 'index') visit(seg.index);
+  }
   return reads;
 }
