@@ -52,6 +52,9 @@ export const CASES: ConformanceCase[] = [
   { from: `${S}:t_sqlparse_invalid_json`, sql: `select payload.a[1..4] as c from "t/#"`, input: { payload: '{"x":[0,1,2,3,}', topic: 't/a' }, expect: fails() },
   { from: `${S}:t_sqlparse_undefined_variable`, sql: `select payload.a.b.c as r from "t/#"`, input: { payload: '{"a":{}}', topic: 't/a' }, expect: { r: null } },
   { from: `${S}:t_sqlparse_new_map`, sql: `select map_get('a', map_new()) as r from "t/#"`, input: empty, expect: { r: null } },
+  { from: 'emqx_rule_engine_api_rule_test_SUITE:t_ctx_pub', sql: `SELECT payload.msg as msg, clientid, username, payload, topic, qos FROM "t/#"`, input: { clientid: 'c_emqx', payload: '{"msg": "hello"}', qos: 1, topic: 't/a', username: 'u_emqx' }, expect: { msg: 'hello', clientid: 'c_emqx', username: 'u_emqx', payload: '{"msg": "hello"}', topic: 't/a', qos: 1 } },
+  { from: 'emqx_rule_engine_api_rule_apply_SUITE:t_basic_apply_rule_trace_ruleid', sql: `SELECT payload.id as id, payload as payload FROM "my_rule_topic/t"`, input: { payload: '{"id": 42}', topic: 'my_rule_topic/t' }, expect: { id: 42, payload: '{"id": 42}' } },
+  { from: 'emqx_rule_engine_SUITE:t_failed_rule_metrics', sql: `select 1 from "t" where false`, input: { payload: 'hi', topic: 't' }, expect: NO_MATCH },
 ];
 
 await runFamily('sql-select', CASES);
