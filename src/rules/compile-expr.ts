@@ -124,7 +124,13 @@ function compileBinary(op: string, l: Ev, r: Ev): Ev {
       ev = (s) => {
         const x = l(s);
         const y = r(s);
-        return typeof x === 'number' && typeof y === 'number' && Number.isFinite(x + y) ? x + y : ARITH['+']!(x, y);
+        // Fast path: two integers, or a sum with a fraction (a float either way); the rest —
+        // a float sum that comes out whole, strings, overflow — as ops.ts defines it.
+        if (typeof x === 'number' && typeof y === 'number') {
+          const r = x + y;
+          if (Number.isFinite(r) && (!Number.isInteger(r) || (Number.isInteger(x) && Number.isInteger(y)))) return r;
+        }
+        return ARITH['+']!(x, y);
       };
       break;
     case '>':

@@ -2,6 +2,7 @@
 // function jsonata(expr, value) (weir's stand-in for EMQX's jq). JSONata evaluation is
 // asynchronous and unbounded by nature, so every evaluation runs under JSONata's own time, depth
 // and sequence-length guards.
+import { plainNumbers } from './floats.js';
 import jsonata from 'jsonata';
 import { decodeJson, payloadText, RuleMessageContext } from './context.js';
 import { RuleError, RuleEvalError } from './errors.js';
@@ -107,7 +108,8 @@ export function jsonataInput(ctx: MessageContext, ruleId: string): Obj {
     if (e[name] !== undefined) input[name] = e[name];
   }
   const decoded = ctx.decodedPayload();
-  input.payload = decoded !== undefined ? decoded : ctx instanceof RuleMessageContext ? ctx.rawPayload() : payloadText(ctx.event.payload);
+  // JSONata knows numbers only: a float with a whole value (2.0) is handed over as 2.
+  input.payload = decoded !== undefined ? plainNumbers(decoded) : ctx instanceof RuleMessageContext ? ctx.rawPayload() : payloadText(ctx.event.payload);
   input.metadata = { rule_id: ruleId };
   return input;
 }
