@@ -96,7 +96,7 @@ export async function jsonataCall(expr: unknown, value: unknown): Promise<unknow
     input = decodeJson(typeof value === 'string' ? value : Buffer.from(value));
     if (input === undefined) throw new RuleEvalError('rule.bad_argument', 'jsonata(): the value is a string that is not JSON');
   }
-  return evaluateJsonata(compiled, input);
+  return evaluateJsonata(compiled, plainNumbers(input));
 }
 
 /** The document a JSONata rule sees: the event fields, with the payload decoded when it is JSON. */

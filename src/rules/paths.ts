@@ -4,6 +4,7 @@
 // decoded payload is shared by all rules and must never change.
 import { decodeJson } from './context.js';
 import { RuleEvalError } from './errors.js';
+import { WholeFloat } from './floats.js';
 import type { Scope } from './scope.js';
 import { isBinary, isObj, type Obj } from './values.js';
 
@@ -16,7 +17,7 @@ export function keyStep(key: string): Step {
   const inherited = key in Object.prototype;
   return function stepKey(v: unknown): unknown {
     if (typeof v === 'object' && v !== null) {
-      if (Array.isArray(v)) return undefined;
+      if (Array.isArray(v) || v instanceof WholeFloat) return undefined;
       if (v instanceof Uint8Array) return getKey(v, key);
       return inherited ? (Object.hasOwn(v, key) ? (v as Obj)[key] : undefined) : (v as Obj)[key];
     }
