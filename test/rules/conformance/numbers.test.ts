@@ -28,6 +28,8 @@ export const CASES: ConformanceCase[] = [
   one('t_arith_op', '3 * 2', 6),
   one('t_arith_op', '2.5 * 2', float(5)),
   one('t_arith_op', '1.5 - 0.5', float(1)),
+  one('t_arith_op', '1.5 + 0.5', float(2)),
+  one('t_arith_op', '1 + 1', 2),
   one('t_arith_op', '2.0 = 2', true),
   one('t_arith_op', '-2.0', float(-2)),
   { from: `${F}:t_is_float`, sql: `select payload.x as x, is_float(payload.x) as f, str(payload.x) as s from "t/#"`, input: { payload: '{"x": 20.0}', topic: 't/a' }, expect: { x: float(20), f: true, s: '20.0' } },
