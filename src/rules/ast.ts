@@ -1,6 +1,7 @@
 // The rule SQL syntax tree: a discriminated union on `kind`; every node carries its source range
 // (offsets into the SQL text) so compile-time errors can point at it.
 import type { SourceRange } from './errors.js';
+import type { WholeFloat } from './floats.js';
 
 /** One step of a path: `.key`, `[index]` (1-based, negative from the end) or `[from..to]`. */
 export type Segment =
@@ -9,9 +10,10 @@ export type Segment =
   | { readonly kind: 'slice'; readonly from: number; readonly to: number };
 
 export type Expr =
-  | { readonly kind: 'literal'; readonly value: string | number | boolean; readonly range: SourceRange }
+  /** A number written with a fraction or exponent is a float: `2.0` is a WholeFloat. */
+  | { readonly kind: 'literal'; readonly value: string | number | WholeFloat | boolean; readonly range: SourceRange }
   /** `payload.a[1]`: a variable (event field, alias or FOREACH item) and the steps into it. */
-  | { readonly kind: 'path'; readonly root: string; readonly segments: readonly Segment[]; readonly range: SourceRange }
+  | { readonly kind: 'path'; readonly root: string; readonly segments: readonly Segment[]; readonly range: SourceRange; readonly quoted?: true }
   /** `f(x).a`: steps into the value of any other expression. */
   | { readonly kind: 'access'; readonly target: Expr; readonly segments: readonly Segment[]; readonly range: SourceRange }
   | { readonly kind: 'array'; readonly items: readonly Expr[]; readonly range: SourceRange }

@@ -3,7 +3,7 @@
 // monomorphic so that V8 can inline them on the hot path.
 import type { Expr, Segment } from './ast.js';
 import { asEvalError, RuleError } from './errors.js';
-import { eventReader, type Ev } from './event-fields.js';
+import { eventReader, isEventField, type Ev } from './event-fields.js';
 import type { FunctionRegistry, FunctionSpec } from './functions/registry.js';
 import { UNSUPPORTED } from './functions/unsupported.js';
 import { LIMITS } from './limits.js';
@@ -56,6 +56,9 @@ export function compileExpr(e: Expr, env: CompileEnv): Ev {
     case 'literal':
       return constant(e.value);
     case 'path':
+      // `"sensor_1"` where no such name exists stays the string EMQX's documentation means by it
+      // (`WHERE payload.name = "sensor_1"`); `"topic"` reads the topic, as rulesql parses it.
+      if (e.quoted && e.segments.length === 0 && !isEventField(e.root) && env.slotOf(e.root) === undefined) return constant(e.root);
       return compilePath(e.root, e.segments, env);
     case 'access':
       return withSteps(compileExpr(e.target, env), e.segments, env);
@@ -121,7 +124,13 @@ function compileBinary(op: string, l: Ev, r: Ev): Ev {
       ev = (s) => {
         const x = l(s);
         const y = r(s);
-        return typeof x === 'number' && typeof y === 'number' && Number.isFinite(x + y) ? x + y : ARITH['+']!(x, y);
+        // Fast path: two integers, or a sum with a fraction (a float either way); the rest —
+        // a float sum that comes out whole, strings, overflow — as ops.ts defines it.
+        if (typeof x === 'number' && typeof y === 'number') {
+          const r = x + y;
+          if (Number.isFinite(r) && (!Number.isInteger(r) || (Number.isInteger(x) && Number.isInteger(y)))) return r;
+        }
+        return ARITH['+']!(x, y);
       };
       break;
     case '>':
@@ -175,6 +184,9 @@ function compileCase(e: Extract<Expr, { kind: 'case' }>, env: CompileEnv): Ev {
 /** A variable (event field, alias or FOREACH item) followed by its path steps. */
 function compilePath(root: string, segments: readonly Segment[], env: CompileEnv): Ev {
   const withPath = segments.length > 0;
+  // In `payload.a[b]` the index names a path in the payload, as EMQX reads a variable index
+  // from the data the path walks (`payload.a[b[1].c]` reads payload.b[1].c).
+  if (root === 'payload') segments = segments.map(inPayload);
   if (root === 'payload' && withPath) env.payloadPaths.add(pathText(root, segments));
   const base = eventReader(root, withPath);
   const slot = env.slotOf(root);
@@ -185,6 +197,12 @@ function compilePath(root: string, segments: readonly Segment[], env: CompileEnv
         return v !== undefined ? v : base(s);
       };
   return withSteps(read, segments, env);
+}
+
+function inPayload(seg: Segment): Segment {
+  if (seg.kind !== 'index' || seg.index.kind !== 'path' || seg.index.quoted) return seg;
+  const i = seg.index;
+  return { kind: 'index', index: { ...i, root: 'payload', segments: [{ kind: 'key', name: i.root }, ...i.segments] } };
 }
 
 function pathText(root: string, segments: readonly Segment[]): string {
@@ -216,6 +234,15 @@ function withSteps(read: Ev, segments: readonly Segment[], env: CompileEnv): Ev 
     }
     return (v, s) => getIndex(v, idx(s));
   });
+  // A range over what is missing fails (EMQX's range_get on undefined), so a path with one
+  // runs every step; the others stop at the first undefined.
+  if (segments.some((seg) => seg.kind === 'slice')) {
+    return (s) => {
+      let v = read(s);
+      for (let i = 0; i < steps.length; i++) v = steps[i]!(v, s);
+      return v;
+    };
+  }
   if (steps.length === 1) {
     const a = steps[0]!;
     return (s) => a(read(s), s);

@@ -14,7 +14,7 @@ import { defineKey, putPath, type PutStep } from './paths.js';
 import { PendingCall, Scope, type SettledCalls } from './scope.js';
 import { compileTopicFilter } from './topic.js';
 import type { CompiledRule, EvalResult, MessageContext, OutputRecord } from './types.js';
-import type { Obj } from './values.js';
+import { isBinary, type Obj } from './values.js';
 
 /** A CompiledRule with what the compiler learnt about it. */
 export interface CompiledSqlRule extends CompiledRule {
@@ -127,7 +127,10 @@ function compileForeach(st: Extract<Statement, { kind: 'foreach' }>, env: Compil
   const last = st.fields[st.fields.length - 1] as Field;
   // The parser rejects `*` as the last FOREACH field.
   const lastField = last as Extract<Field, { kind: 'field' }>;
-  const collection = compileExpr(lastField.expr, env);
+  // `FOREACH payload` iterates the decoded payload (EMQX's ensure_list on the payload column).
+  const barePayload = lastField.expr.kind === 'path' && lastField.expr.root === 'payload' && lastField.expr.segments.length === 0;
+  const collectionExpr = compileExpr(lastField.expr, env);
+  const collection: Ev = barePayload ? (s) => (isBinary(collectionExpr(s)) ? decodedPayload(s) : collectionExpr(s)) : collectionExpr;
   const putLast = compilePut(lastField, env);
   const itemSlot = env.slotOf(itemName) as number;
   const doOps = st.doFields?.map((f) => compileField(f, env, slotNames));
@@ -145,13 +148,15 @@ function compileForeach(st: Extract<Statement, { kind: 'foreach' }>, env: Compil
       throw new RuleEvalError('rule.limit', `FOREACH over ${list.length} elements, more than ${LIMITS.maxForeachOutputs}`);
     }
     for (const item of list) {
-      // DO and INCASE see the event fields and the item only (EMQX's filter_collection).
-      const slots = new Array(nSlots);
+      // DO and INCASE see the event fields, what FOREACH selected and the item; without DO the
+      // output is all of them (EMQX's filter_collection over the columns merged with the selected).
+      const slots = s.slots.slice();
       slots[itemSlot] = item;
       const is = new Scope(s.ctx, s.ruleId, slots, s.settled);
       if (incase !== undefined && incase(is) !== true) continue;
       if (doOps === undefined) {
         const rec = inputSnapshot(is, []);
+        for (const k of Object.keys(selected)) defineKey(rec, k, selected[k]);
         defineKey(rec, itemName, item);
         outputs.push(rec);
         continue;
@@ -180,8 +185,18 @@ function defaultTarget(f: Extract<Field, { kind: 'field' }>): Target {
   return { root: f.text, segments: [] };
 }
 
-function putSteps(t: Target): PutStep[] {
-  return t.segments.map((s) => (s.kind === 'key' ? { key: s.name } : { index: (s.kind === 'index' && s.index.kind === 'literal' ? s.index.value : 0) as number }));
+function putSteps(t: Target, env: CompileEnv): PutStep[] {
+  return t.segments.map((seg): PutStep => {
+    if (seg.kind === 'key') return { key: seg.name };
+    if (seg.kind === 'slice') return { index: 0 }; // a range on the written path writes nothing
+    const e = seg.index;
+    if (e.kind === 'literal' && typeof e.value === 'number') {
+      // `[0]` is the head and `[-0]` the tail (EMQX's rulesql reads the sign of the zero).
+      if (e.value === 0) return { index: Object.is(e.value, -0) ? 'tail' : 'head' };
+      return { index: e.value };
+    }
+    return { at: compileExpr(e, env) };
+  });
 }
 
 function compileField(f: Field, env: CompileEnv, slotNames: readonly string[]): FieldOp {
@@ -200,38 +215,38 @@ function compilePut(f: Extract<Field, { kind: 'field' }>, env: CompileEnv): (s: 
   const target = f.alias ?? defaultTarget(f);
   const root = target.root;
   const slot = env.slotOf(root);
-  const path = putSteps(target);
+  const path = putSteps(target, env);
   // An unaliased path field writes back the value it read: only `payload` changes (to the
   // decoded map), so that is the only write-back kept.
   const writesBack = slot !== undefined && (f.alias !== undefined || root === 'payload');
+  // A field whose value is undefined is still a field (EMQX's nested_put writes it): it counts in
+  // the record's keys and `weir eval` prints it as null. A slot holding undefined reads through
+  // to the event, as EMQX's eval over [Selected, Columns] does.
   if (path.length === 0) {
-    if (root === '__proto__') {
-      return (_s, out, v) => {
-        if (v !== undefined) defineKey(out, root, v);
-      };
-    }
+    if (root === '__proto__') return (_s, out, v) => defineKey(out, root, v);
     if (!writesBack) {
       return (_s, out, v) => {
-        if (v !== undefined) out[root] = v;
+        out[root] = v;
       };
     }
     return (s, out, v) => {
-      if (v === undefined) return;
       out[root] = v;
       s.slots[slot] = v;
     };
   }
   const base = eventReader(root, true);
+  // `AS payload.x` over a selected raw payload writes into the decoded payload (EMQX's
+  // ensure_decoded_payload); a payload that is not JSON fails, as reading payload.x does.
+  const current = root === 'payload' ? (s: Scope, out: Obj) => (isBinary(out[root]) ? decodedPayload(s) : out[root]) : (_s: Scope, out: Obj) => out[root];
   return (s, out, v) => {
-    if (v === undefined) return;
-    defineKey(out, root, putPath(Object.hasOwn(out, root) ? out[root] : undefined, path, 0, v));
+    defineKey(out, root, putPath(Object.hasOwn(out, root) ? current(s, out) : undefined, path, 0, v, s));
     if (!writesBack) return;
     if (f.alias === undefined) {
       s.slots[slot] = decodedPayload(s);
       return;
     }
     const cur = s.slots[slot];
-    s.slots[slot] = putPath(cur !== undefined ? cur : base(s), path, 0, v);
+    s.slots[slot] = putPath(cur !== undefined ? cur : base(s), path, 0, v, s);
   };
 }
 
@@ -253,5 +268,9 @@ function collectReads(st: Statement): Reads {
     forEachChild(e, visit);
   };
   forEachStatementExpr(st, visit);
+  // `AS a[b]` reads b.
+  for (const f of [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])]) {
+    if (f.kind === 'field') for (const seg of f.alias?.segments ?? []) if (seg.kind === 'index') visit(seg.index);
+  }
   return reads;
 }

@@ -1,5 +1,6 @@
 // One message as the rules see it: the event, its payload as text (or bytes when it is not
 // UTF-8), and the payload decoded as JSON on first use only, shared by every rule.
+import { parseJson } from './json-floats.js';
 import type { MessageContext, RuleEvent } from './types.js';
 
 const NOT_DECODED = Symbol('not decoded');
@@ -56,7 +57,7 @@ export function decodeJson(v: string | Buffer): unknown {
   // Cheap rejection of the common non-JSON payloads before paying for an exception.
   if (s.length === 0) return undefined;
   try {
-    return JSON.parse(s);
+    return parseJson(s);
   } catch {
     return undefined;
   }

@@ -7,7 +7,8 @@ import { createMessageContext } from './context.js';
 import { compileJsonata } from './jsonata.js';
 import { fromJsonBytes, toJsonValue } from './json-out.js';
 import type { CompiledRule, RuleEvent } from './types.js';
-import { isObj, type Obj } from './values.js';
+import { parseJson } from './json-floats.js';
+import { isObj, toJson, type Obj } from './values.js';
 
 const compiled = new Map<string, CompiledRule>();
 
@@ -36,7 +37,7 @@ export function eventFromJson(e: unknown): RuleEvent {
     event[k] = src[k];
   }
   const payload = fromJsonBytes(src.payload);
-  event.payload = payload === undefined ? '' : typeof payload === 'string' || payload instanceof Uint8Array ? payload : JSON.stringify(payload);
+  event.payload = payload === undefined ? '' : typeof payload === 'string' || payload instanceof Uint8Array ? payload : toJson(payload);
   event.topic = typeof src.topic === 'string' ? src.topic : '';
   return event as unknown as RuleEvent;
 }
@@ -49,13 +50,15 @@ function errorLine(err: unknown): string {
 /** Evaluates one input line and answers the output line (without the newline). */
 export async function evalLine(line: string): Promise<string> {
   try {
-    const input: unknown = JSON.parse(line);
+    // Floats written as 2.0 in the line stay floats, in a payload given as JSON too.
+    const input: unknown = parseJson(line);
     if (!isObj(input)) throw new Error('each line must be a JSON object');
     const rule = ruleFor(input);
     const ruleId = typeof input.rule_id === 'string' ? input.rule_id : 'eval';
     const result = await rule.evaluate(createMessageContext(eventFromJson(input.event)), ruleId);
     const outputs = result.matched ? result.outputs : [];
-    return JSON.stringify({ ok: true, matched: result.matched, outputs: toJsonValue(outputs) });
+    // toJson, not JSON.stringify: a float with a whole value prints as 2.0.
+    return `{"ok":true,"matched":${result.matched},"outputs":${toJson(toJsonValue(outputs))}}`;
   } catch (err) {
     return errorLine(err);
   }

@@ -1,5 +1,6 @@
 // Values as JSON for tools (weir eval, weir test): byte strings that are valid UTF-8 become
-// strings, others {"$hex": "…"}; absent (undefined) values are dropped.
+// strings, others {"$hex": "…"}; a field whose value is undefined is still a field (EMQX keeps
+// it in the record) and is shown as null.
 import { isObj } from './values.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -17,7 +18,7 @@ export function toJsonValue(v: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const k of Object.keys(v)) {
       const x = v[k];
-      if (x !== undefined) Object.defineProperty(out, k, { value: toJsonValue(x), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, { value: x === undefined ? null : toJsonValue(x), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

@@ -2,6 +2,7 @@
 // function jsonata(expr, value) (weir's stand-in for EMQX's jq). JSONata evaluation is
 // asynchronous and unbounded by nature, so every evaluation runs under JSONata's own time, depth
 // and sequence-length guards.
+import { plainNumbers } from './floats.js';
 import jsonata from 'jsonata';
 import { decodeJson, payloadText, RuleMessageContext } from './context.js';
 import { RuleError, RuleEvalError } from './errors.js';
@@ -95,7 +96,7 @@ export async function jsonataCall(expr: unknown, value: unknown): Promise<unknow
     input = decodeJson(typeof value === 'string' ? value : Buffer.from(value));
     if (input === undefined) throw new RuleEvalError('rule.bad_argument', 'jsonata(): the value is a string that is not JSON');
   }
-  return evaluateJsonata(compiled, input);
+  return evaluateJsonata(compiled, plainNumbers(input));
 }
 
 /** The document a JSONata rule sees: the event fields, with the payload decoded when it is JSON. */
@@ -107,7 +108,8 @@ export function jsonataInput(ctx: MessageContext, ruleId: string): Obj {
     if (e[name] !== undefined) input[name] = e[name];
   }
   const decoded = ctx.decodedPayload();
-  input.payload = decoded !== undefined ? decoded : ctx instanceof RuleMessageContext ? ctx.rawPayload() : payloadText(ctx.event.payload);
+  // JSONata knows numbers only: a float with a whole value (2.0) is handed over as 2.
+  input.payload = decoded !== undefined ? plainNumbers(decoded) : ctx instanceof RuleMessageContext ? ctx.rawPayload() : payloadText(ctx.event.payload);
   input.metadata = { rule_id: ruleId };
   return input;
 }

@@ -1,6 +1,7 @@
 // Rule SQL tokens, EMQX's lexical rules: case-insensitive keywords, identifiers, single- and
-// double-quoted strings (EMQX accepts both as string constants; FROM takes double-quoted topics),
-// integers and floats, and the operator set of the dialect. Nothing else (no comments).
+// double-quoted text (a string, and a quoted name in an expression: parse-expr.ts; FROM takes
+// either as a topic filter), integers and floats, and the operator set of the dialect. Nothing
+// else (no comments).
 import { RuleError } from './errors.js';
 
 export type TokenKind = 'ident' | 'string' | 'dstring' | 'number' | 'op' | 'eof';

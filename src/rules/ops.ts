@@ -1,7 +1,9 @@
 // Arithmetic as EMQX defines it: numbers only, except `+` which concatenates when either side is
-// a string; `/` always divides as floats, `div` and `mod` take integers (mod keeps the sign of the
-// dividend, as Erlang's rem). Anything else, and division by zero, is an evaluation error.
+// a string; integers in give an integer, a float on either side a float; `/` always gives a
+// float (4 / 2 = 2.0), `div` and `mod` take integers (mod keeps the sign of the dividend, as
+// Erlang's rem). Anything else, and division by zero, is an evaluation error.
 import { RuleEvalError } from './errors.js';
+import { float, numberValue, WholeFloat } from './floats.js';
 import { isBinary, toStr, typeError } from './values.js';
 
 function finite(n: number, op: string): number {
@@ -9,26 +11,40 @@ function finite(n: number, op: string): number {
   return n;
 }
 
+/** `r`, computed from x and y, as an integer when both were integers, else as a float. */
+function numeric(r: number, x: unknown, y: unknown, op: string): number | WholeFloat {
+  finite(r, op);
+  return Number.isInteger(r) && !(Number.isInteger(x) && Number.isInteger(y)) ? new WholeFloat(r) : r;
+}
+
 export function add(x: unknown, y: unknown): unknown {
-  if (typeof x === 'number' && typeof y === 'number') return finite(x + y, '+');
+  const a = numberValue(x);
+  const b = numberValue(y);
+  if (a !== undefined && b !== undefined) return numeric(a + b, x, y, '+');
   if (isBinary(x) || isBinary(y)) return toStr(x) + toStr(y);
   throw typeError("'+'", x, y);
 }
 
-export function sub(x: unknown, y: unknown): number {
-  if (typeof x === 'number' && typeof y === 'number') return finite(x - y, '-');
+export function sub(x: unknown, y: unknown): number | WholeFloat {
+  const a = numberValue(x);
+  const b = numberValue(y);
+  if (a !== undefined && b !== undefined) return numeric(a - b, x, y, '-');
   throw typeError("'-'", x, y);
 }
 
-export function mul(x: unknown, y: unknown): number {
-  if (typeof x === 'number' && typeof y === 'number') return finite(x * y, '*');
+export function mul(x: unknown, y: unknown): number | WholeFloat {
+  const a = numberValue(x);
+  const b = numberValue(y);
+  if (a !== undefined && b !== undefined) return numeric(a * b, x, y, '*');
   throw typeError("'*'", x, y);
 }
 
-export function fdiv(x: unknown, y: unknown): number {
-  if (typeof x === 'number' && typeof y === 'number') {
-    if (y === 0) throw new RuleEvalError('rule.arith_error', 'division by zero');
-    return finite(x / y, '/');
+export function fdiv(x: unknown, y: unknown): number | WholeFloat {
+  const a = numberValue(x);
+  const b = numberValue(y);
+  if (a !== undefined && b !== undefined) {
+    if (b === 0) throw new RuleEvalError('rule.arith_error', 'division by zero');
+    return float(finite(a / b, '/'));
   }
   throw typeError("'/'", x, y);
 }
@@ -49,8 +65,9 @@ export function rem(x: unknown, y: unknown): number {
   throw typeError("'mod'", x, y);
 }
 
-export function negate(x: unknown): number {
+export function negate(x: unknown): number | WholeFloat {
   if (typeof x === 'number') return -x;
+  if (x instanceof WholeFloat) return new WholeFloat(-x.value);
   throw typeError("unary '-'", x);
 }
 

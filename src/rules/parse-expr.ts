@@ -2,7 +2,9 @@
 // Precedence, loosest first: OR < AND < NOT < comparison and IN < + - < * / div mod < unary - +.
 import type { BinaryOp, Expr, Segment } from './ast.js';
 import type { Cursor } from './cursor.js';
+import { float, isNumber } from './floats.js';
 import type { Token } from './lexer.js';
+import { negate } from './ops.js';
 
 /** Words that cannot start a path: the clause and operator keywords. */
 export const RESERVED = new Set([
@@ -86,11 +88,19 @@ function parsePrefix(c: Cursor): Expr {
   const t = c.peek();
   if (t.kind === 'number') {
     c.next();
-    return { kind: 'literal', value: t.value, range: { start: t.start, end: t.end } };
+    const value = /[.eE]/.test(t.text) ? float(t.value) : t.value;
+    return { kind: 'literal', value, range: { start: t.start, end: t.end } };
   }
-  if (t.kind === 'string' || t.kind === 'dstring') {
+  if (t.kind === 'string') {
     c.next();
     return { kind: 'literal', value: t.text, range: { start: t.start, end: t.end } };
+  }
+  // A double-quoted word in an expression is a name, as in EMQX's rulesql (`"topic"` reads the
+  // topic); the compiler keeps it a string when no such name exists (compile-expr.ts).
+  if (t.kind === 'dstring') {
+    c.next();
+    const segments = parseSegments(c);
+    return { kind: 'path', root: t.text, segments, range: { start: t.start, end: c.lastEnd() }, quoted: true };
   }
   if (t.kind === 'op') {
     if (t.text === '-' || t.text === '+') {
@@ -98,8 +108,8 @@ function parsePrefix(c: Cursor): Expr {
       const arg = parseExpr(c, BP_UNARY);
       const range = { start: t.start, end: arg.range.end };
       // Fold a negative number literal so that `-1` is a constant (indexes, ranges, folding).
-      if (arg.kind === 'literal' && typeof arg.value === 'number') {
-        return { kind: 'literal', value: t.text === '-' ? -arg.value : arg.value, range };
+      if (arg.kind === 'literal' && isNumber(arg.value)) {
+        return { kind: 'literal', value: t.text === '-' ? negate(arg.value) : arg.value, range };
       }
       return { kind: 'unary', op: t.text, arg, range };
     }
@@ -124,6 +134,11 @@ function parsePrefix(c: Cursor): Expr {
     return { kind: 'literal', value: word === 'TRUE', range: { start: t.start, end: t.end } };
   }
   if (word === 'CASE') return parseCase(c);
+  // `div` and `mod` are infix operators and functions too: `mod(3, 2)` (EMQX).
+  if ((word === 'DIV' || word === 'MOD') && c.isOp('(', 1)) {
+    c.next();
+    return parsePostfix(c, parseCall(c, t), t.start);
+  }
   if (RESERVED.has(word)) throw c.error('an expression');
   c.next();
   if (c.isOp('(')) return parsePostfix(c, parseCall(c, t), t.start);

@@ -114,7 +114,7 @@ class StatementParser {
     return { kind: 'field', expr, alias, text: c.sql.slice(expr.range.start, expr.range.end), range };
   }
 
-  // target := name { '.' key | '[' int ']' } | 'string' | "string"
+  // target := name { '.' key | '[' int ']' | '[' expr ']' } | 'string' | "string"
   private target(): Target {
     const c = this.c;
     const t = c.peek();
@@ -132,27 +132,37 @@ class StatementParser {
         c.next();
         segments.push({ kind: 'key', name: k.text });
       } else if (c.acceptOp('[')) {
-        const neg = c.acceptOp('-');
-        const n = c.peek();
-        if (n.kind !== 'number' || !Number.isInteger(n.value)) throw c.error('an integer index');
-        c.next();
-        c.expectOp(']');
-        const value = neg ? -n.value : n.value;
-        segments.push({ kind: 'index', index: { kind: 'literal', value, range: { start: n.start, end: n.end } } });
+        const neg = c.isOp('-');
+        const n = c.peek(neg ? 1 : 0);
+        if (n.kind === 'number') {
+          // `[0]` writes at the head and `[-0]` at the tail: the sign of zero is kept.
+          if (neg) c.next();
+          if (!Number.isInteger(n.value)) throw c.error('an integer index');
+          c.next();
+          c.expectOp(']');
+          const value = neg ? -n.value : n.value;
+          segments.push({ kind: 'index', index: { kind: 'literal', value, range: { start: n.start, end: n.end } } });
+        } else {
+          // `AS a[b]`: an index read per message (EMQX reads it from the record being written).
+          const index = parseExpr(c);
+          c.expectOp(']');
+          segments.push({ kind: 'index', index });
+        }
       } else {
         return { root: t.text, segments };
       }
     }
   }
 
-  // filters := FROM "filter" { ',' "filter" }
+  // filters := FROM filter { ',' filter }      filter := "topic/filter" | 'topic/filter'
   private from(): FromFilter[] {
     const c = this.c;
     c.expectKeyword('FROM');
     const filters: FromFilter[] = [];
     do {
       const t = c.peek();
-      if (t.kind !== 'dstring') throw c.error('a double-quoted topic filter');
+      // EMQX takes either quote here (t_sqlparse_both_string_types_in_from).
+      if (t.kind !== 'dstring' && t.kind !== 'string') throw c.error('a quoted topic filter');
       c.next();
       const range = { start: t.start, end: t.end };
       const why = t.text.startsWith('$events/') || t.text.startsWith('$bridges/')

@@ -4,7 +4,9 @@
 // decoded payload is shared by all rules and must never change.
 import { decodeJson } from './context.js';
 import { RuleEvalError } from './errors.js';
-import { isObj, type Obj } from './values.js';
+import { WholeFloat } from './floats.js';
+import type { Scope } from './scope.js';
+import { isBinary, isObj, type Obj } from './values.js';
 
 export type Step = (v: unknown) => unknown;
 
@@ -15,7 +17,7 @@ export function keyStep(key: string): Step {
   const inherited = key in Object.prototype;
   return function stepKey(v: unknown): unknown {
     if (typeof v === 'object' && v !== null) {
-      if (Array.isArray(v)) return undefined;
+      if (Array.isArray(v) || v instanceof WholeFloat) return undefined;
       if (v instanceof Uint8Array) return getKey(v, key);
       return inherited ? (Object.hasOwn(v, key) ? (v as Obj)[key] : undefined) : (v as Obj)[key];
     }
@@ -54,26 +56,36 @@ export function getSlice(v: unknown, from: number, to: number): unknown[] {
   return v.slice(b - 1, Math.min(e, n));
 }
 
-/** A write path: keys and constant indexes. */
-export type PutStep = { readonly key: string } | { readonly index: number };
+/**
+ * A write step: a key, a constant index (`[0]` is the head: prepend; `[-0]` the tail: append,
+ * EMQX's rulesql), or an index computed per message (`AS a[b]`: needs the Scope).
+ */
+export type PutStep = { readonly key: string } | { readonly index: number | 'head' | 'tail' } | { readonly at: (s: Scope) => unknown };
 
-/** `data` with `val` written at `path`, every container on the way copied. */
-export function putPath(data: unknown, path: readonly PutStep[], i: number, val: unknown): unknown {
+/** `data` with `val` written at `path`, every container on the way copied (EMQX's nested_put). */
+export function putPath(data: unknown, path: readonly PutStep[], i: number, val: unknown, s?: Scope): unknown {
   if (i === path.length) return val;
   const step = path[i] as PutStep;
   if ('key' in step) {
+    // A JSON text on the way is read for what lies below the key, but not kept around it
+    // (EMQX's general_find decodes it; do_put on what is not a map starts a new one).
+    const sub = isObj(data) ? (Object.hasOwn(data, step.key) ? data[step.key] : undefined) : isBinary(data) ? getKey(data, step.key) : undefined;
     const base: Obj = isObj(data) ? { ...data } : {};
-    const sub = isObj(data) ? (Object.hasOwn(data, step.key) ? data[step.key] : undefined) : undefined;
-    defineKey(base, step.key, putPath(sub, path, i + 1, val));
+    defineKey(base, step.key, putPath(sub, path, i + 1, val, s));
     return base;
   }
-  // EMQX's setnth: not a list becomes [val]; an index past either end leaves the list as it was.
-  if (!Array.isArray(data)) return [putPath(undefined, path, i + 1, val)];
+  const index = 'at' in step ? step.at(s as Scope) : step.index;
+  // EMQX's setnth: not a list becomes [val]; the head and tail add an element; an index that is
+  // 0, past either end or not an integer leaves the list as it was.
+  if (!Array.isArray(data)) return [putPath(undefined, path, i + 1, val, s)];
+  if (index === 'head') return [putPath(undefined, path, i + 1, val, s), ...data];
+  if (index === 'tail') return [...data, putPath(undefined, path, i + 1, val, s)];
+  if (typeof index !== 'number' || !Number.isInteger(index)) return data;
   const n = data.length;
-  const at = step.index > 0 ? step.index - 1 : n + step.index;
-  if (step.index === 0 || at < 0 || at >= n) return data;
+  const at = index > 0 ? index - 1 : n + index;
+  if (index === 0 || at < 0 || at >= n) return data;
   const copy = data.slice();
-  copy[at] = putPath(data[at], path, i + 1, val);
+  copy[at] = putPath(data[at], path, i + 1, val, s);
   return copy;
 }
 

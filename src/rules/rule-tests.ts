@@ -1,5 +1,6 @@
 // Rule tests: a rule file's `tests:` entries (event → expected outputs, no match, or error) run
 // against the compiled rule. `weir test` prints the results; this module only computes them.
+import { plainNumbers } from './floats.js';
 import { toError } from '../errors.js';
 import { compileSql } from './compile.js';
 import { createMessageContext } from './context.js';
@@ -97,7 +98,8 @@ async function runOne(rule: CompiledRule | Error, filters: readonly string[], t:
     if (ev.topic === undefined) ev.topic = exampleTopic(filters);
     const res = await rule.evaluate(createMessageContext(eventFromJson(ev)), ruleId);
     matched = res.matched;
-    outputs = res.matched ? toJsonValue(res.outputs) : undefined;
+    // YAML has one kind of number, so a test's 25 matches the float 25.0 as well.
+    outputs = res.matched ? plainNumbers(toJsonValue(res.outputs)) : undefined;
   } catch (err) {
     if (want.error !== undefined && want.error !== false) {
       return errorMatches(want.error, err)

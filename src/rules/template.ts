@@ -2,6 +2,7 @@
 // topics. `${a.b}` alone gives the raw value (its type kept, undefined when missing); inside
 // other text values are rendered (maps and lists as JSON, missing as ''). A path is looked up in
 // the record first, then in the event (`${clientid}`, `${topic}`, `${payload.x}`).
+import { parseJson } from './json-floats.js';
 import { decodeJson, payloadText } from './context.js';
 import { getIndex, getKey } from './paths.js';
 import type { OutputRecord, RuleEvent } from './types.js';
@@ -80,7 +81,7 @@ function eventValue(event: RuleEvent, path: readonly PathStep[]): unknown {
     if (decoded === undefined) {
       const raw = payloadText(event.payload);
       try {
-        decoded = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+        decoded = parseJson(typeof raw === 'string' ? raw : raw.toString('utf8'));
       } catch {
         decoded = null; // not JSON: every payload.x is missing
       }

@@ -1,14 +1,15 @@
 // The value model of rule SQL and EMQX's rules for comparing and converting values.
-// Erlang terms map to JS as: binary → string (Buffer when it is not text), integer/float →
-// number, true/false → boolean, JSON null → null, undefined (absent) → undefined, map → plain
+// Erlang terms map to JS as: binary → string (Buffer when it is not text), integer → a whole
+// number, float → a number with a fraction or a WholeFloat (floats.ts), true/false → boolean, JSON null → null, undefined (absent) → undefined, map → plain
 // object, list → array. Absent values are `undefined`, never `null`: JSON null is a value.
 import { RuleEvalError } from './errors.js';
+import { float, floatText, numberValue, WholeFloat } from './floats.js';
 import { compileTopicFilter } from './topic.js';
 
 export type Obj = Record<string, unknown>;
 
 export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof WholeFloat);
 }
 
 export function isBinary(v: unknown): v is string | Buffer {
@@ -21,6 +22,7 @@ export function typeName(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
   if (v instanceof Uint8Array) return 'binary';
+  if (v instanceof WholeFloat) return 'float';
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'float';
   if (typeof v === 'object') return 'map';
   return typeof v;
@@ -31,11 +33,10 @@ export function typeError(what: string, ...args: unknown[]): RuleEvalError {
 }
 
 /** EMQX's number(): an integer text, else a float text (`1.5`, `1.0e3`); anything else throws. */
-export function parseNumber(s: string): number {
+export function parseNumber(s: string): number | WholeFloat {
   const t = s.trim();
-  if (/^[+-]?\d+$/.test(t) || /^[+-]?\d+\.\d+([eE][+-]?\d+)?$/.test(t) || /^[+-]?\d+[eE][+-]?\d+$/.test(t)) {
-    return Number(t);
-  }
+  if (/^[+-]?\d+$/.test(t)) return Number(t);
+  if (/^[+-]?\d+\.\d+([eE][+-]?\d+)?$/.test(t) || /^[+-]?\d+[eE][+-]?\d+$/.test(t)) return float(Number(t));
   throw new RuleEvalError('rule.type_error', `cannot convert ${JSON.stringify(s)} to a number`);
 }
 
@@ -68,6 +69,7 @@ export function toStr(v: unknown): string {
     default:
       if (v === null) return 'null';
       if (v instanceof Uint8Array) return text(v);
+      if (v instanceof WholeFloat) return floatText(v.value);
       return toJson(v);
   }
 }
@@ -83,7 +85,31 @@ export function toJson(v: unknown): string {
     const flat = flatJson(v);
     if (flat !== undefined) return flat;
   }
-  return JSON.stringify(v, needsReplacer(v, 0) ? jsonReplacer : undefined);
+  const needs = needsReplacer(v, 0);
+  if (needs === FLOATS) return jsonText(v, 0) ?? 'null';
+  return JSON.stringify(v, needs === REPLACER ? jsonReplacer : undefined);
+}
+
+/**
+ * JSON text written here rather than by JSON.stringify, for values holding a WholeFloat, which
+ * must print as `2.0` (JSON.stringify would print `2`); bytes and big integers as jsonReplacer
+ * does. Undefined: left out of maps, null in lists (as JSON.stringify).
+ */
+function jsonText(v: unknown, depth: number): string | undefined {
+  if (v instanceof WholeFloat) return floatText(v.value);
+  if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return undefined;
+  if (typeof v !== 'object' || v === null) return JSON.stringify(jsonReplacer.call(undefined, '', v));
+  if (v instanceof Uint8Array) return JSON.stringify(text(v));
+  if (depth > 1000) throw new RuleEvalError('rule.limit', 'value nested too deeply to write as JSON');
+  if (Array.isArray(v)) return `[${v.map((x) => jsonText(x, depth + 1) ?? 'null').join(',')}]`;
+  const o = v as Record<string, unknown>;
+  if (typeof (o as { toJSON?: unknown }).toJSON === 'function') return JSON.stringify(o, jsonReplacer);
+  const parts: string[] = [];
+  for (const k of Object.keys(o)) {
+    const x = jsonText(o[k], depth + 1);
+    if (x !== undefined) parts.push(`${quote(k)}:${x}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 /** What JSON.stringify escapes in a string: quote, backslash, controls, and surrogates (lone ones). */
@@ -125,6 +151,7 @@ function flatJson(o: object): string | undefined {
       default:
         if (v === null) json = 'null';
         else if (v instanceof Uint8Array) json = quote(text(v));
+        else if (v instanceof WholeFloat) json = floatText(v.value);
         else return undefined;
     }
     out += `${out.length > 1 ? ',' : ''}${quote(k)}:${json}`;
@@ -132,17 +159,27 @@ function flatJson(o: object): string | undefined {
   return `${out}}`;
 }
 
-function needsReplacer(v: unknown, depth: number): boolean {
-  if (typeof v === 'bigint' || v instanceof Uint8Array) return true;
-  if (v === null || typeof v !== 'object') return false;
-  if (depth > 32) return true; // deep enough: let the replacer handle whatever is below
+const PLAIN = 0;
+const REPLACER = 1;
+const FLOATS = 2;
+
+/** What writing `v` as JSON takes: JSON.stringify as it is, with jsonReplacer, or jsonText. */
+function needsReplacer(v: unknown, depth: number): number {
+  if (v instanceof WholeFloat) return FLOATS;
+  if (typeof v === 'bigint' || v instanceof Uint8Array) return REPLACER;
+  if (v === null || typeof v !== 'object') return PLAIN;
+  if (depth > 32) return FLOATS; // deep enough: let jsonText handle whatever is below
+  let need = PLAIN;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (needsReplacer(v[i], depth + 1)) return true;
-    return false;
+    for (let i = 0; i < v.length && need !== FLOATS; i++) need = Math.max(need, needsReplacer(v[i], depth + 1));
+    return need;
   }
   const o = v as Record<string, unknown>;
-  for (const k in o) if (needsReplacer(o[k], depth + 1)) return true;
-  return false;
+  for (const k in o) {
+    need = Math.max(need, needsReplacer(o[k], depth + 1));
+    if (need === FLOATS) return need;
+  }
+  return need;
 }
 
 /** JSON.stringify replacer: bytes as text when valid UTF-8, big integers as their digits. */
@@ -157,7 +194,7 @@ export function jsonReplacer(this: unknown, _key: string, value: unknown): unkno
 
 const ATOM_RANK = 1;
 function rank(v: unknown): number {
-  if (typeof v === 'number') return 0;
+  if (typeof v === 'number' || v instanceof WholeFloat) return 0;
   if (typeof v === 'boolean' || v === null || v === undefined) return ATOM_RANK;
   if (isBinary(v)) return 9;
   if (Array.isArray(v)) return v.length === 0 ? 7 : 8;
@@ -181,8 +218,12 @@ export function compareTerms(a: unknown, b: unknown): number {
   const rb = rank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
   switch (ra) {
-    case 0:
-      return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+    case 0: {
+      // Numbers by value: 2 and 2.0 are equal (Erlang's ==).
+      const x = numberValue(a) as number;
+      const y = numberValue(b) as number;
+      return x < y ? -1 : x > y ? 1 : 0;
+    }
     case ATOM_RANK: {
       const x = atomText(a);
       const y = atomText(b);
@@ -225,6 +266,10 @@ export function compareTerms(a: unknown, b: unknown): number {
 export function termEquals(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === 'string' && typeof b === 'string') return false;
+  if (a instanceof WholeFloat || b instanceof WholeFloat) {
+    const x = numberValue(a);
+    return x !== undefined && x === numberValue(b);
+  }
   // Bytes equal a string with the same UTF-8 bytes; maps and lists compare structurally.
   const objA = typeof a === 'object' && a !== null;
   const objB = typeof b === 'object' && b !== null;
@@ -256,12 +301,14 @@ export function topicMatchOp(topic: unknown, filter: unknown): boolean {
  * against a string compare as their names; otherwise Erlang's term order.
  */
 export function compareOp(op: string, l: unknown, r: unknown): boolean {
+  if (l instanceof WholeFloat) l = l.value;
+  if (r instanceof WholeFloat) r = r.value;
   if (l === undefined || r === undefined) {
     if (l !== r) return false;
   } else if (typeof l === 'number' && isBinary(r)) {
-    r = parseNumber(text(r));
+    r = numberValue(parseNumber(text(r)));
   } else if (isBinary(l) && typeof r === 'number') {
-    l = parseNumber(text(l));
+    l = numberValue(parseNumber(text(l)));
   } else if ((typeof l === 'boolean' || l === null) && isBinary(r)) {
     l = atomText(l);
   } else if (isBinary(l) && (typeof r === 'boolean' || r === null)) {

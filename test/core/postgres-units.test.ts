@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { classifyPgError } from '../../src/sinks/postgres/classify.js';
 import { insertSql, toColumnValue, withLedger } from '../../src/sinks/postgres/statements.js';
 import { WeirError } from '../../src/errors.js';
+import { WholeFloat } from '../../src/rules/floats.js';
 
 test('SQLSTATE classes: data and constraint errors reject the row, connection and shutdown errors retry, schema and auth are fatal', () => {
   assert.equal(classifyPgError({ code: '22P02' }), 'reject');
@@ -42,6 +43,10 @@ test('values shaped for their column: epoch ms into timestamps, objects into jso
   assert.equal(toColumnValue(undefined, ts), null);
   assert.equal(toColumnValue({ a: 1 }, { sql: 'jsonb', category: 'U' }), '{"a":1}');
   assert.equal(toColumnValue(3.5, { sql: 'double precision', category: 'N' }), 3.5);
+  // A rule's float with a whole value (2.0, a WholeFloat) goes as its number, into any column.
+  assert.equal(toColumnValue(new WholeFloat(2), { sql: 'double precision', category: 'N' }), 2);
+  assert.equal(toColumnValue(new WholeFloat(1733140000123), ts), '2024-12-02T11:46:40.123Z');
+  assert.equal(toColumnValue({ t: new WholeFloat(20) }, { sql: 'jsonb', category: 'U' }), '{"t":20}');
 });
 
 test('the ledger rides in the same statement as the rows, counting only rows really inserted', () => {

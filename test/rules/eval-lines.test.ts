@@ -10,11 +10,11 @@ test('a matching rule gives ok, matched and the outputs', async () => {
   assert.deepEqual(out, { ok: true, matched: true, outputs: [{ x: 2, clientid: 'c' }] });
 });
 
-test('no match gives matched false and no outputs; missing fields are undefined', async () => {
+test('no match gives matched false and no outputs; a missing field is still a field, shown as null', async () => {
   const out = JSON.parse(await evalLine(line({ sql: 'SELECT clientid FROM "t/#" WHERE qos = 1', event: { topic: 't/1' } })));
   assert.deepEqual(out, { ok: true, matched: false, outputs: [] });
   const out2 = JSON.parse(await evalLine(line({ sql: 'SELECT clientid, is_null(username) AS u FROM "t/#"', event: { topic: 't/1' } })));
-  assert.deepEqual(out2, { ok: true, matched: true, outputs: [{ u: true }] });
+  assert.deepEqual(out2, { ok: true, matched: true, outputs: [{ clientid: null, u: true }] });
 });
 
 test('parse and evaluation errors are ok:false lines', async () => {

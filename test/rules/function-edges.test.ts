@@ -21,7 +21,7 @@ async function value(expr: string): Promise<unknown> {
 
 const CASES: Record<string, [string, unknown][]> = {
   math: [['round(2.5)', 3], ['ceil(-0.5)', -0], ['power(2, 0.5)', Math.SQRT2], ['fmod(5.5, 2)', 1.5], ['abs(payload.nope)', ERR], ["sqrt('4')", ERR]],
-  type: [["int('12.7')", 12], ['int(true)', 1], ["float('1')", 1], ["bool('TRUE')", ERR], ['str(payload.a)', '{"b":2}'], ['str(payload.n)', 'null'], ['is_null(null())', true], ["map('[1]')", ERR], ["float2str(0.1, 3)", '0.1']],
+  type: [["int('12.7')", 12], ['int(true)', 1], ["str(float('1'))", '1.0'], ['str(1 / 1)', '1.0'], ['is_float(2.0 + 1)', true], ['str(2 * 3)', '6'], ["bool('TRUE')", ERR], ['str(payload.a)', '{"b":2}'], ['str(payload.n)', 'null'], ['is_null(null())', true], ["map('[1]')", ERR], ["float2str(0.1, 3)", '0.1']],
   string: [
     ["split('', '/')", []], ["split('a//b', '/')", ['a', 'b']], ["split('a/b', '')", ['a/b']], ["substr('héllo', 1, 2)", 'él'],
     ['upper(payload.n)', ERR], ['upper(true)', 'TRUE'], ["pad('abcdef', 3)", 'abcdef'], ["replace('aaa', '', 'x')", 'aaa'], ["concat('a', payload.nope)", 'aundefined'],

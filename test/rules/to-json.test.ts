@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { jsonReplacer, toJson, toStr } from '../../src/rules/values.js';
 import { toBytes } from '../../src/sinks/bytes.js';
+import { WholeFloat } from '../../src/rules/floats.js';
 
 describe('toJson', () => {
   it('prints plain maps and lists as JSON.stringify does', () => {
@@ -14,6 +15,13 @@ describe('toJson', () => {
   it('prints byte strings as UTF-8 text and big integers as digits, however deep', () => {
     const v = { raw: Buffer.from('ab'), deep: [{ u8: new Uint8Array([104, 105]) }], big: 12345678901234567890n };
     assert.equal(toJson(v), '{"raw":"ab","deep":[{"u8":"hi"}],"big":"12345678901234567890"}');
+  });
+  it('prints a float with a whole value as 2.0, flat or nested, with bytes beside it', () => {
+    assert.equal(toJson({ t: new WholeFloat(20), n: 20 }), '{"t":20.0,"n":20}');
+    const v = { deep: [{ t: new WholeFloat(-3) }, 1.5], raw: Buffer.from('ab'), skip: undefined, big: 1n };
+    assert.equal(toJson(v), '{"deep":[{"t":-3.0},1.5],"raw":"ab","big":"1"}');
+    assert.equal(toStr(new WholeFloat(1e21)), '1e+21');
+    assert.equal(toStr([new WholeFloat(2)]), '[2.0]');
   });
   it('still finds bytes below the walk depth limit', () => {
     let v: unknown = Buffer.from('z');

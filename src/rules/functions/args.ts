@@ -2,6 +2,7 @@
 // naming the function, as EMQX's guards (function_clause) do.
 import { LIMITS } from '../limits.js';
 import { RuleEvalError } from '../errors.js';
+import { WholeFloat } from '../floats.js';
 import { isBinary, isObj, text, typeError, type Obj } from '../values.js';
 
 export function needStr(fn: string, v: unknown): string {
@@ -23,8 +24,10 @@ export function needInt(fn: string, v: unknown): number {
   throw typeError(fn, v);
 }
 
+/** Any number's value, a float with a whole value (2.0) included. */
 export function needNum(fn: string, v: unknown): number {
   if (typeof v === 'number') return v;
+  if (v instanceof WholeFloat) return v.value;
   throw typeError(fn, v);
 }
 

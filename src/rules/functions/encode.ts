@@ -2,6 +2,8 @@
 // strings everywhere (comparisons, string functions, JSON output).
 import { RuleEvalError } from '../errors.js';
 import { toJsonValue } from '../json-out.js';
+import { parseJson } from '../json-floats.js';
+import { toJson } from '../values.js';
 import { checkSize, needBytes, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 import { payloadText } from '../context.js';
@@ -45,7 +47,7 @@ function hexToBin(v: unknown): string | Buffer {
 }
 
 export function jsonEncode(v: unknown): string {
-  const s = JSON.stringify(toJsonValue(v === undefined ? null : v));
+  const s = toJson(toJsonValue(v === undefined ? null : v));
   checkSize('json_encode', s.length);
   return s;
 }
@@ -53,7 +55,7 @@ export function jsonEncode(v: unknown): string {
 function jsonDecode(v: unknown): unknown {
   const s = needStr('json_decode', v);
   try {
-    return JSON.parse(s);
+    return parseJson(s);
   } catch (err) {
     throw new RuleEvalError('rule.bad_argument', `json_decode: ${(err as Error).message}`);
   }

@@ -2,9 +2,11 @@
 // evaluation as Erlang's math module does.
 import { def, type FunctionSpec } from './registry.js';
 import { finiteResult, needNum } from './args.js';
+import { float, isInteger } from '../floats.js';
+import { idiv, rem } from '../ops.js';
 
 function unary(name: string, f: (x: number) => number, summary: string, examples: FunctionSpec['examples']): FunctionSpec[] {
-  return def('math', `${name}(number): float`, summary, (x: unknown) => finiteResult(name, f(needNum(name, x))), { examples });
+  return def('math', `${name}(number): float`, summary, (x: unknown) => float(finiteResult(name, f(needNum(name, x)))), { examples });
 }
 
 /** Erlang's round: half away from zero. */
@@ -13,7 +15,7 @@ function erlRound(x: number): number {
 }
 
 export const MATH_FUNCTIONS: FunctionSpec[] = [
-  ...def('math', 'abs(number): number', 'Absolute value.', (x: unknown) => Math.abs(needNum('abs', x)), { examples: [{ call: 'abs(-12)', result: 12 }] }),
+  ...def('math', 'abs(number): number', 'Absolute value.', (x: unknown) => (isInteger(x) ? Math.abs(x) : float(Math.abs(needNum('abs', x)))), { examples: [{ call: 'abs(-12)', result: 12 }, { call: 'str(abs(-2.0))', result: '2.0' }] }),
   ...unary('acos', Math.acos, 'Arc cosine.', [{ call: 'acos(1)', result: 0 }]),
   ...unary('acosh', Math.acosh, 'Inverse hyperbolic cosine.', [{ call: 'acosh(1)', result: 0 }]),
   ...unary('asin', Math.asin, 'Arc sine.', [{ call: 'asin(0)', result: 0 }]),
@@ -36,11 +38,14 @@ export const MATH_FUNCTIONS: FunctionSpec[] = [
   ...def('math', 'round(number): int', 'Round to the nearest integer, halves away from zero.', (x: unknown) => erlRound(needNum('round', x)), {
     examples: [{ call: 'round(1.54)', result: 2 }, { call: 'round(-2.5)', result: -3 }],
   }),
-  ...def('math', 'power(number, number): float', 'x to the power y.', (x: unknown, y: unknown) => finiteResult('power', needNum('power', x) ** needNum('power', y)), {
-    examples: [{ call: 'power(2, 10)', result: 1024 }],
+  ...def('math', 'power(number, number): float', 'x to the power y.', (x: unknown, y: unknown) => float(finiteResult('power', needNum('power', x) ** needNum('power', y))), {
+    examples: [{ call: 'power(2, 10)', result: 1024 }, { call: 'str(power(2, 10))', result: '1024.0' }],
   }),
-  ...def('math', 'fmod(number, number): float', 'Floating-point remainder, the sign of x.', (x: unknown, y: unknown) => finiteResult('fmod', needNum('fmod', x) % needNum('fmod', y)), {
+  ...def('math', 'fmod(number, number): float', 'Floating-point remainder, the sign of x.', (x: unknown, y: unknown) => float(finiteResult('fmod', needNum('fmod', x) % needNum('fmod', y))), {
     examples: [{ call: 'fmod(-32, 5)', result: -2 }],
   }),
-  ...def('math', 'random(): float', 'A random float in [0, 1).', () => Math.random(), { volatile: true, examples: [{ call: 'random()', type: 'float' }] }),
+  // The function forms of the infix `div` and `mod` (EMQX has both; one implementation in ops.ts).
+  ...def('math', 'div(int, int): int', 'Integer division, truncated toward zero; the same as `x div y`.', idiv, { examples: [{ call: 'div(7, 2)', result: 3 }, { call: 'div(1, 0)', error: true }] }),
+  ...def('math', 'mod(int, int): int', 'Integer remainder with the sign of x; the same as `x mod y`.', rem, { examples: [{ call: 'mod(3, 2)', result: 1 }, { call: 'mod(-7, 2)', result: -1 }] }),
+  ...def('math', 'random(): float', 'A random float in [0, 1).', () => float(Math.random()), { volatile: true, examples: [{ call: 'random()', type: 'float' }] }),
 ];

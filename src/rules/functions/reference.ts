@@ -7,8 +7,6 @@ import { UNSUPPORTED } from './unsupported.js';
 /** Where weir knowingly differs from EMQX for a supported function, and why. */
 export const DIFFERENCES: Readonly<Record<string, string>> = {
   abs: 'EMQX accepts integers only; weir also takes floats.',
-  is_float: 'JS numbers do not keep 1.0 apart from 1: a float without a fraction is an integer.',
-  is_int: 'See is_float.',
   strlen: 'Counts code points; EMQX counts grapheme clusters (differs for combining marks and emoji sequences).',
   substr: 'Code points, 0-based start (as EMQX behaves; some EMQX docs say 1-based).',
   reverse: 'Reverses code points, not grapheme clusters.',

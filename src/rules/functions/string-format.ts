@@ -1,5 +1,6 @@
 // sprintf (a subset of Erlang's io_lib:format) and unescape (EMQX's escape sequences).
 import { RuleEvalError } from '../errors.js';
+import { numberValue, WholeFloat } from '../floats.js';
 import { formatNumber, isBinary, text, toStr } from '../values.js';
 import { checkSize } from './args.js';
 
@@ -10,8 +11,9 @@ function printTerm(v: unknown): string {
 }
 
 function needNumber(v: unknown, d: string): number {
-  if (typeof v !== 'number') throw new RuleEvalError('rule.bad_argument', `sprintf: ~${d} needs a number, got ${toStr(v)}`);
-  return v;
+  const n = numberValue(v);
+  if (n === undefined) throw new RuleEvalError('rule.bad_argument', `sprintf: ~${d} needs a number, got ${toStr(v)}`);
+  return n;
 }
 
 /**
@@ -42,7 +44,7 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       case '~': piece = '~'; break;
       case 'n': piece = '\n'; break;
       case 's': piece = printTerm(next(d)); if (prec !== undefined) piece = piece.slice(0, prec); break;
-      case 'p': case 'w': { const v = next(d); piece = typeof v === 'number' ? formatNumber(v) : printTerm(v); break; }
+      case 'p': case 'w': { const v = next(d); piece = typeof v === 'number' ? formatNumber(v) : v instanceof WholeFloat ? toStr(v) : printTerm(v); break; }
       case 'i': next(d); piece = ''; break;
       case 'c': piece = String.fromCodePoint(needNumber(next(d), d)); break;
       case 'B': case 'b': {

@@ -1,5 +1,6 @@
 // String functions (EMQX's string family, emqx_variform_bif). Positions count characters (code
 // points); substr is 0-based as EMQX's string:slice, whatever older docs say.
+import { isNumber } from '../floats.js';
 import { RuleEvalError } from '../errors.js';
 import { toStr } from '../values.js';
 import { checkSize, needInt, needList, needOption, needStr } from './args.js';
@@ -111,7 +112,7 @@ function joinToString(a: unknown, b?: unknown): string {
 
 /** SQL literal quoting as EMQX's quote_sql: strings single-quoted with quotes doubled. */
 function sqlValue(v: unknown): string {
-  if (typeof v === 'number') return toStr(v);
+  if (isNumber(v)) return toStr(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (v === null || v === undefined) return 'NULL';
   const s = Array.isArray(v) ? JSON.stringify(v) : toStr(v);

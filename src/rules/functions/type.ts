@@ -1,7 +1,8 @@
-// Type tests and conversions (EMQX's is_* and str/int/float/bool/map). JS numbers do not tell
-// 1.0 from 1, so a float with no fraction counts as an integer (see docs/rule-functions.md).
+// Type tests and conversions (EMQX's is_* and str/int/float/bool/map). Integers and floats are
+// different values: `2.0` is a float (floats.ts).
 import { decodeJson } from '../context.js';
 import { RuleEvalError } from '../errors.js';
+import { float, isFloat, isInteger, isNumber, numberValue, type WholeFloat } from '../floats.js';
 import { isBinary, isObj, parseNumber, text, toStr, typeError } from '../values.js';
 import { needInt, needNum } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
@@ -11,8 +12,9 @@ const is = (sig: string, summary: string, f: (v: unknown) => boolean, examples: 
 
 function toBool(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
-  if (v === 1) return true;
-  if (v === 0) return false;
+  const n = numberValue(v);
+  if (n === 1) return true;
+  if (n === 0) return false;
   if (isBinary(v)) {
     const s = text(v);
     if (s === 'true') return true;
@@ -22,15 +24,17 @@ function toBool(v: unknown): boolean {
 }
 
 function toInt(v: unknown): number {
-  if (typeof v === 'number') return Math.trunc(v);
+  const n = numberValue(v);
+  if (n !== undefined) return Math.trunc(n);
   if (typeof v === 'boolean') return v ? 1 : 0;
-  if (isBinary(v)) return Math.trunc(parseNumber(text(v)));
+  if (isBinary(v)) return Math.trunc(numberValue(parseNumber(text(v))) as number);
   throw typeError('int', v);
 }
 
-function toFloat(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (isBinary(v)) return parseNumber(text(v));
+function toFloat(v: unknown): number | WholeFloat {
+  const n = numberValue(v);
+  if (n !== undefined) return float(n);
+  if (isBinary(v)) return float(numberValue(parseNumber(text(v))) as number);
   throw typeError('float', v);
 }
 
@@ -74,14 +78,14 @@ export const TYPE_FUNCTIONS: FunctionSpec[] = [
   ...is('is_not_null_var(any): bool', 'Not is_null_var.', (v) => v !== undefined && v !== null, [{ call: 'is_not_null_var(payload.n)', result: false }]),
   ...is('is_str(any): bool', 'A string (or byte string).', isBinary, [{ call: 'is_str(1)', result: false }, { call: "is_str('val')", result: true }]),
   ...is('is_bool(any): bool', 'A boolean.', (v) => typeof v === 'boolean', [{ call: 'is_bool(true)', result: true }]),
-  ...is('is_int(any): bool', 'An integer.', (v) => typeof v === 'number' && Number.isInteger(v), [{ call: 'is_int(1)', result: true }]),
-  ...is('is_float(any): bool', 'A number with a fractional part.', (v) => typeof v === 'number' && !Number.isInteger(v), [
-    { call: 'is_float(1)', result: false }, { call: 'is_float(1.234)', result: true },
+  ...is('is_int(any): bool', 'An integer.', isInteger, [{ call: 'is_int(1)', result: true }, { call: 'is_int(2.0)', result: false }]),
+  ...is('is_float(any): bool', 'A float (2.0 included).', isFloat, [
+    { call: 'is_float(1)', result: false }, { call: 'is_float(1.234)', result: true }, { call: 'is_float(2.0)', result: true },
   ]),
-  ...is('is_num(any): bool', 'A number.', (v) => typeof v === 'number', [{ call: 'is_num(2.3)', result: true }, { call: "is_num('val')", result: false }]),
+  ...is('is_num(any): bool', 'A number.', isNumber, [{ call: 'is_num(2.3)', result: true }, { call: "is_num('val')", result: false }]),
   ...is('is_map(any): bool', 'A map (JSON object).', isObj, [{ call: 'is_map(payload.a)', result: true }]),
   ...is('is_array(any): bool', 'An array.', Array.isArray, [{ call: 'is_array([1])', result: true }]),
-  ...def('type', 'str(any): string', 'Any value as a string (maps and arrays as JSON).', toStr, { examples: [{ call: 'str(1234)', result: '1234' }, { call: 'str(1.5)', result: '1.5' }, { call: 'str(true)', result: 'true' }] }),
+  ...def('type', 'str(any): string', 'Any value as a string (maps and arrays as JSON).', toStr, { examples: [{ call: 'str(1234)', result: '1234' }, { call: 'str(1.5)', result: '1.5' }, { call: 'str(2.0)', result: '2.0' }, { call: 'str(true)', result: 'true' }] }),
   ...def('type', 'str_utf8(any): string', 'Same as str (strings are UTF-8).', toStr, { examples: [{ call: 'str_utf8(1234)', result: '1234' }] }),
   ...def('type', 'bool(any): bool', "true/false, 'true'/'false' or 1/0 as a boolean.", toBool, { examples: [{ call: "bool('true')", result: true }, { call: 'bool(0)', result: false }, { call: "bool('x')", error: true }] }),
   ...def('type', 'int(any): int', 'A number (truncated), a numeric string or a boolean as an integer.', toInt, { examples: [{ call: "int('1234')", result: 1234 }, { call: 'int(3.9)', result: 3 }, { call: "int('x')", error: true }] }),
@@ -90,8 +94,8 @@ export const TYPE_FUNCTIONS: FunctionSpec[] = [
     if (d === undefined) return f;
     const n = needInt('float', d);
     if (n <= 0) throw typeError('float', d);
-    return Number(f.toFixed(Math.min(n, 100)));
-  }, { examples: [{ call: "float('3.14')", result: 3.14 }, { call: 'float(3.14159, 2)', result: 3.14 }] }),
+    return float(Number((numberValue(f) as number).toFixed(Math.min(n, 100))));
+  }, { examples: [{ call: "float('3.14')", result: 3.14 }, { call: 'float(3.14159, 2)', result: 3.14 }, { call: 'str(float(1))', result: '1.0' }] }),
   ...def('type', 'float2str(number, int): string', 'A float as text with at most n decimals.', (x: unknown, p: unknown) => floatToStr(needNum('float2str', x), needInt('float2str', p)), {
     examples: [{ call: 'float2str(20.2, 10)', result: '20.2' }],
   }),

@@ -1,4 +1,5 @@
 // SQL text for the insert modes, and JS values shaped for the column they go into.
+import { WholeFloat } from '../../rules/floats.js';
 import type { PgTarget } from './sink.js';
 
 /** Created by migrations/003_ledger.sql. */
@@ -70,6 +71,8 @@ ON CONFLICT (rule_id, sink, table_name, writer) DO UPDATE SET rows = ${quoteTabl
  */
 export function toColumnValue(v: unknown, type: ColumnType): unknown {
   if (v === undefined || v === null) return null;
+  // A rule's float with a whole value (2.0): the number, for any column type.
+  if (v instanceof WholeFloat) v = v.value;
   // ISO text, not a Date: pg's own Date formatting costs more than the rest of the row.
   if (type.category === 'D' && typeof v === 'number') return new Date(v).toISOString();
   if (typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v)) {

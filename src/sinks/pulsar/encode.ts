@@ -6,6 +6,7 @@ import type { OutputRecord, RuleEvent } from '../../rules/index.js';
 import type { SinkInput } from '../types.js';
 import type { PulsarAction } from './spec.js';
 import type { OutgoingMessage } from './transport.js';
+import { WholeFloat } from '../../rules/floats.js';
 import { toStr } from '../../rules/values.js';
 import { toBytes } from '../bytes.js';
 import { payloadText } from '../../rules/context.js';
@@ -14,7 +15,7 @@ type Template = (record: OutputRecord, event?: RuleEvent) => unknown;
 
 function toEventTime(v: unknown): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : typeof v === 'string' ? Date.parse(v) : NaN;
+  const n = typeof v === 'number' ? v : v instanceof WholeFloat ? v.value : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : typeof v === 'string' ? Date.parse(v) : NaN;
   if (!Number.isFinite(n) || n < 0) throw new WeirError('sink.pulsar.bad_event_time', `event_time must be epoch milliseconds or a date, got ${JSON.stringify(v)}`);
   return Math.trunc(n);
 }
