@@ -62,21 +62,30 @@ interface Reply {
 }
 
 class JqWorker {
-  private readonly worker: Worker;
+  private readonly worker: Worker | undefined;
   private readonly port: MessagePort;
   private readonly state: Int32Array;
   private seq = 0;
+  /** Why jq cannot run here (jq-web missing or failing to load): every call fails with it. */
+  private failure: string | undefined;
 
   constructor() {
     const flags = new SharedArrayBuffer(8);
     this.state = new Int32Array(flags);
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    const jqPath = createRequire(import.meta.url).resolve('jq-web');
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { flags, port: port2, jqPath }, transferList: [port2] });
-    // Neither keeps a process alive that is otherwise done (weir eval, weir test).
-    this.worker.unref();
     this.port.unref();
+    let jqPath: string;
+    try {
+      jqPath = createRequire(import.meta.url).resolve('jq-web');
+    } catch (err) {
+      // Compiling the rule must not throw for this: its messages fail, each with the reason.
+      this.failure = `the jq-web package is not installed (${(err as Error).message.split('\n')[0]})`;
+      return;
+    }
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { flags, port: port2, jqPath }, transferList: [port2] });
+    // It does not keep a process alive that is otherwise done (weir eval, weir test).
+    this.worker.unref();
   }
 
   /** Runs one filter; throws RuleEvalError on a jq error or past the deadline. */
@@ -98,11 +107,12 @@ class JqWorker {
   }
 
   terminate(): void {
-    void this.worker.terminate();
+    void this.worker?.terminate();
   }
 
   /** Loading is not charged to a call's timeout: it happens once per worker, before the call. */
   private awaitReady(): void {
+    if (this.failure !== undefined) throw new RuleEvalError('rule.jq_failed', `jq: ${this.failure}`);
     const deadline = Date.now() + LIMITS.jqLoadTimeoutMs;
     while (Atomics.load(this.state, READY) === 0) {
       const left = deadline - Date.now();
@@ -110,7 +120,8 @@ class JqWorker {
       Atomics.wait(this.state, READY, 0, left);
     }
     if (Atomics.load(this.state, READY) === 2) {
-      throw new RuleEvalError('rule.jq_failed', `jq: cannot load jq-web: ${this.receive().loadError ?? 'unknown error'}`);
+      this.failure = `cannot load jq-web: ${this.receive().loadError ?? 'unknown error'}`;
+      throw new RuleEvalError('rule.jq_failed', `jq: ${this.failure}`);
     }
   }
 
@@ -123,6 +134,7 @@ class JqWorker {
 /** jq's stderr without the CLI's noise: its `jq: error:` prefix, shell hints, the error count. */
 function cleanError(stderr: string): string {
   return stderr
+    .replace(/^jq: error \(at [^)]*\): /, '')
     .replace(/^jq: (error: )?/, '')
     .replace(' (Unix shell quoting issues?)', '')
     .replace(/\njq: \d+ compile errors?$/, '')
