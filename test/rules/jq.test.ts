@@ -5,7 +5,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { compileSql, createMessageContext, RuleEvalError } from '../../src/rules/index.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { testCommand } from '../../src/cli/test.js';
 import { evalLine } from '../../src/rules/eval-lines.js';
+import { tempDir } from '../harness/process.js';
 
 const event = (payload: string) => createMessageContext({ topic: 't/1', payload });
 const run = (sql: string, payload = '{}') => compileSql(sql).evaluate(event(payload), 'r');
@@ -58,4 +62,20 @@ test('jq works through weir eval', async () => {
   const bad = JSON.parse(await evalLine(JSON.stringify({ sql: `SELECT jq('.a.b', payload) AS r FROM "t/#"`, event: { topic: 't/1', payload: { a: 5 } } })));
   assert.equal(bad.ok, false);
   assert.match(bad.error, /Cannot index number/);
+});
+
+test('a rule file calling jq() loads and passes its own tests through weir test', async () => {
+  const dir = tempDir('jq-rule');
+  writeFileSync(join(dir, 'jq.yaml'), [
+    'id: jq_rule',
+    'sql: |',
+    "  SELECT first(jq('{id: .dev, hot: (.temp > 30)}', payload)) AS r, clientid FROM \"sensors/+/telemetry\"",
+    'tests:',
+    '  - event: {clientid: c1, payload: {dev: d1, temp: 31}}',
+    '    expect: {outputs: [{r: {id: d1, hot: true}, clientid: c1}]}',
+    "  - event: {payload: 'not json'}",
+    '    expect: {error: rule.jq_failed}',
+    '',
+  ].join('\n'));
+  assert.equal(await testCommand.run([dir]), 0);
 });
