@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<object>> = {
   ingest: async () => (await import('./ingest.js')).benchIngest(),
   rules: async () => (await import('./rules.js')).benchRules(),
   sequence: async () => (await import('./sequence.js')).benchSequence(),
+  partitioner: async () => (await import('./partitioner.js')).benchPartitioner(),
 };
 
 const name = process.argv[2] ?? '';

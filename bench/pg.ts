@@ -86,7 +86,7 @@ async function insertPaths(adminUrl: string): Promise<Record<string, number>> {
     c.query(`INSERT INTO t VALUES ${rs.map((_, i) => `(${[1, 2, 3, 4, 5, 6].map((k) => `$${i * 6 + k}`).join(',')})`).join(',')}`, rs.flat()),
   );
   await time('copy', async (rs) => {
-    const text = rs.map((r) => [(r[0] as Date).toISOString(), ...r.slice(1)].join('\t')).join('\n') + '\n';
+    const text = `${rs.map((r) => [(r[0] as Date).toISOString(), ...r.slice(1)].join('\t')).join('\n')}\n`;
     await pipeline(Readable.from([text]), c.query(copyFrom('COPY t FROM STDIN')));
   });
   await c.end();

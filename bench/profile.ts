@@ -23,7 +23,7 @@ if (positionals.length !== 1) {
 const prof = JSON.parse(readFileSync(positionals[0]!, 'utf8')) as Profile;
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
 const selfUs = new Map<number, number>();
-prof.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0)));
+for (const [i, id] of prof.samples.entries()) selfUs.set(id, (selfUs.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
 
 const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
 const perMsg = values.n ? Number(values.n) : 0;

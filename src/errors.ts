@@ -1,15 +1,27 @@
 // One error base for the whole project. Every error weir raises on purpose carries a stable
-// `code` (catalogued in docs/errors.md), whether retrying can help, and the native `cause`.
+// `code` from the catalogue in error-codes.ts (which gives its class: retry, reject or fatal) and
+// the native `cause`.
+import { type ErrorClass, type ErrorCode, errorInfo } from './error-codes.js';
+
+export type { ErrorCode } from './error-codes.js';
 
 export class WeirError extends Error {
-  readonly code: string;
-  readonly retriable: boolean;
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string, opts: { retriable?: boolean; cause?: unknown } = {}) {
+  constructor(code: ErrorCode, message: string, opts: { cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     this.code = code;
-    this.retriable = opts.retriable ?? false;
+  }
+
+  /** What weir does with it, from the catalogue. */
+  get errorClass(): ErrorClass {
+    return errorInfo(this.code).class;
+  }
+
+  /** Whether trying again can help (the catalogue's class is `retry`). */
+  get retriable(): boolean {
+    return this.errorClass === 'retry';
   }
 }
 
@@ -21,7 +33,7 @@ export class ConfigError extends WeirError {
   readonly path: string;
 
   /** `value`, when given, is quoted after the key path: "broker.url 'htp:/nope': …" (redact secrets first). */
-  constructor(code: string, message: string, where: { file: string; line?: number; col?: number; path?: string; value?: string }) {
+  constructor(code: ErrorCode, message: string, where: { file: string; line?: number; col?: number; path?: string; value?: string }) {
     const line = where.line ?? 0;
     const col = where.col ?? 0;
     const path = where.path ?? '';

@@ -233,7 +233,9 @@ function metricsWeirDefines(): Set<string> {
 
 /** Every `datasource` object anywhere in the dashboard, with where it is. */
 function datasourcesIn(v: unknown, at: string, out: Array<[string, DashDatasource]> = []): Array<[string, DashDatasource]> {
-  if (Array.isArray(v)) v.forEach((x, i) => datasourcesIn(x, `${at}[${i}]`, out));
+  if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) datasourcesIn(x, `${at}[${i}]`, out);
+  }
   else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
       if (k === 'datasource' && x && typeof x === 'object') out.push([`${at}.${k}`, x as DashDatasource]);

@@ -14,7 +14,7 @@ import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet';
 import { BROKER_SCHEMES } from '../config/broker-url.js';
 import type { BrokerConfig } from '../config/schema.js';
 import { redactUrl, type Logger } from '../log.js';
-import { AckWindow } from './ack-window.js';
+import { AckWindow } from './ack-path.js';
 import { PacketReader } from './packet-reader.js';
 
 export interface InboundMessage {
@@ -329,18 +329,9 @@ export class MqttSession {
       receivedAt: Date.now(),
     };
     const window = this.window!;
-    if (p.qos === 0 || this.cfg.ack === 'on_receive') {
-      // Nothing to wait for before the ack (none for QoS 0): ack now, hold the message in the
-      // window until its outputs are durable.
-      if (p.qos !== 0) window.ackNow(p.messageId!, p.qos);
-      const release = window.hold();
-      if (window.full) sock.pause();
-      this.handler(msg, release);
-      return;
-    }
-    const slot = window.push(p.messageId!, p.qos);
+    const settle = window.admit(p.qos, p.messageId, this.cfg.ack === 'on_receive');
     if (window.full) sock.pause();
-    this.handler(msg, () => window.settle(slot));
+    this.handler(msg, settle);
   }
 
   private onClose(sock: net.Socket): void {

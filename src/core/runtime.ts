@@ -1,19 +1,20 @@
-// Start sinks → rules → ingest; stop in reverse. Shutdown stops reading, writes what was read,
+// Start sinks → rules → broker connections; stop in reverse. Shutdown stops reading, writes what was read,
 // acks what was written, and disconnects: nothing is acked that was not stored.
 import type http from 'node:http';
 import { loadRules, type WeirConfig } from '../config/load.js';
-import { ConfigError, errorText } from '../errors.js';
+import { type ConfigError, errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createMetrics, registerProcessMetrics, type Metrics } from '../metrics/names.js';
 import { VERSION } from '../version.js';
 import { besideConfig, deadLetterPlace } from './dead-letter-place.js';
 import { DeadLetterQueue, fileDeadLetterWriter, sinkDeadLetterWriter, type DeadLetterStore } from './dead-letter.js';
 import { boundPort, startHttp } from './http.js';
-import { Ingest } from './ingest.js';
+import { BrokerConnections } from './connections.js';
 import type { SessionMode } from './mqtt-session.js';
 import { Pipeline } from './pipeline.js';
 import { ruleStatus, type ReloadFailure } from './rule-status.js';
 import { SinkRunner } from './sink-runner.js';
+import type { Sink } from '../sinks/types.js';
 
 export interface StopOptions {
   /** How long to wait for in-flight messages to be stored and acked. */
@@ -31,9 +32,8 @@ export class Runtime {
   readonly metrics: Metrics;
   readonly runners = new Map<string, SinkRunner>();
   readonly pipeline: Pipeline;
-  readonly ingest: Ingest;
+  readonly connections: BrokerConnections;
   private readonly abort = new AbortController();
-  private dlq: DeadLetterQueue | undefined;
   private server: http.Server | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
@@ -46,12 +46,14 @@ export class Runtime {
   ) {
     this.metrics = createMetrics();
     registerProcessMetrics(this.metrics.registry, VERSION);
-    for (const sc of cfg.sinks.values()) {
-      const sink = sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id });
-      this.runners.set(sc.name, new SinkRunner(sc, sink, () => this.deadLetters(), this.metrics, log, this.abort.signal));
-    }
-    this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, () => this.deadLetters(), this.metrics, log);
-    this.ingest = new Ingest(cfg.broker, (msg, settle) => this.pipeline.handle(msg, settle), this.metrics, log, opts.session);
+    // Sinks first, since one of them may keep the dead letters; then the queue of dead letters
+    // that the runners and the pipeline write to.
+    const sinks = new Map([...cfg.sinks.values()].map((sc) => [sc.name, sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id })]));
+    const fallback = besideConfig(cfg, cfg.deadLetter.fallback_file);
+    const dlq = new DeadLetterQueue(deadLetterStore(cfg, sinks), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, log, this.abort.signal, fallback);
+    for (const sc of cfg.sinks.values()) this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal));
+    this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log);
+    this.connections = new BrokerConnections(cfg.broker, (msg, settle) => this.pipeline.handle(msg, settle), this.metrics, log, opts.session);
   }
 
   get httpPort(): number | undefined {
@@ -59,14 +61,12 @@ export class Runtime {
   }
 
   async start(): Promise<void> {
-    const fallback = besideConfig(this.cfg, this.cfg.deadLetter.fallback_file);
-    this.dlq = new DeadLetterQueue(this.deadLetterStore(), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, this.log, this.abort.signal, fallback);
     this.server = await startHttp(this.cfg.http, this.metrics.registry, {
       readiness: () => this.readiness(),
       rules: () => ruleStatus(this.pipeline.liveRules, this.reloadFailure),
       sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.type.type, ...r.status })),
     });
-    // Sinks connect in the background: while one is down its messages stay unacked, the ingest
+    // Sinks connect in the background: while one is down its messages stay unacked, the connections
     // stops reading at max_unacked, and the broker queues. Nothing waits on a sink to start.
     for (const r of this.runners.values()) void r.connect();
     this.probeTimer = setInterval(() => {
@@ -74,7 +74,7 @@ export class Runtime {
     }, 5000);
     this.probeTimer.unref();
     this.pipeline.setRules(this.cfg.rules);
-    await this.ingest.start(this.pipeline.filters());
+    await this.connections.start(this.pipeline.filters());
     this.log.info({ http_port: this.httpPort, rules: this.cfg.rules.length, sinks: this.runners.size }, 'weir started');
   }
 
@@ -90,7 +90,7 @@ export class Runtime {
     }
     this.reloadFailure = undefined;
     this.pipeline.setRules(rules);
-    await this.ingest.setFilters(this.pipeline.filters());
+    await this.connections.setFilters(this.pipeline.filters());
     this.log.info({ rules: rules.map((r) => r.id) }, 'rules reloaded');
     return [];
   }
@@ -104,7 +104,7 @@ export class Runtime {
         return [r.name, ready ? { ready, state } : { ready, state, reason }];
       }),
     );
-    const broker = this.ingest.connected;
+    const broker = this.connections.connected;
     return { ready: broker && runners.every((r) => r.ready) && !this.stopping, detail: { broker, sinks } };
   }
 
@@ -117,15 +117,15 @@ export class Runtime {
     this.log.info({ grace_ms: graceMs, end_session: endSession }, endSession ? 'draining: leaving the share group' : 'stopping');
     if (endSession) {
       // Unsubscribe first so the broker stops dealing this member messages, then finish the rest.
-      await this.ingest.setFilters([]).catch((err: unknown) => this.log.warn({ err: errorText(err) }, 'unsubscribe failed'));
+      await this.connections.setFilters([]).catch((err: unknown) => this.log.warn({ err: errorText(err) }, 'unsubscribe failed'));
     } else {
-      this.ingest.pauseReading();
+      this.connections.pauseReading();
     }
     const deadline = Date.now() + graceMs;
     for (const r of this.runners.values()) await withDeadline(r.flush(), deadline);
     // Leaving for good: wait for a quiet second too, since what the broker dealt before the
     // UNSUBSCRIBE may still be arriving, and ending the session would drop it.
-    const drained = await this.ingest.drained(Math.max(0, deadline - Date.now()), endSession ? 1000 : 0);
+    const drained = await this.connections.drained(Math.max(0, deadline - Date.now()), endSession ? 1000 : 0);
     if (!drained) this.log.warn('grace period over with messages unacked; the broker will redeliver them');
     this.abort.abort();
     clearInterval(this.probeTimer);
@@ -133,7 +133,7 @@ export class Runtime {
     // gone); a peer that does not answer must not hold the process past the grace period, so
     // each step is bounded, with a few seconds of its own when the grace is already spent.
     const closeBy = Math.max(deadline, Date.now() + CLOSE_FLOOR_MS);
-    await this.closeStep('mqtt', this.ingest.close(endSession && drained), closeBy);
+    await this.closeStep('mqtt', this.connections.close(endSession && drained), closeBy);
     await Promise.all([...this.runners.values()].map((r) => this.closeStep(`sink ${r.name}`, r.close(), closeBy)));
     const server = this.server;
     if (server) {
@@ -157,14 +157,12 @@ export class Runtime {
     if (!done) this.log.warn({ part: what }, 'closing did not finish in time; left behind');
   }
 
-  private deadLetters(): DeadLetterQueue {
-    return this.dlq!;
-  }
+}
 
-  private deadLetterStore(): DeadLetterStore {
-    const place = deadLetterPlace(this.cfg, (s) => this.runners.get(s.name)!.sink.deadLetter !== undefined);
-    return 'sink' in place ? sinkDeadLetterWriter(this.runners.get(place.sink.name)!.sink) : fileDeadLetterWriter(place.file);
-  }
+/** Where `weir run` writes dead letters: the place dead-letter-place.ts decides, as `weir dlq` reads it. */
+function deadLetterStore(cfg: WeirConfig, sinks: ReadonlyMap<string, Sink>): DeadLetterStore {
+  const place = deadLetterPlace(cfg, (s) => sinks.get(s.name)!.deadLetter !== undefined);
+  return 'sink' in place ? sinkDeadLetterWriter(sinks.get(place.sink.name)!) : fileDeadLetterWriter(place.file);
 }
 
 /** Time each closing step gets when the grace period is already spent. */

@@ -5,21 +5,14 @@ import PQueue from 'p-queue';
 import type { SinkConfig } from '../config/load.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
-import { actionCounters, type ActionCounters, type Metrics } from '../metrics/names.js';
+import { actionCounters, type ActionCounters, type Metrics, type RuleCounters } from '../metrics/names.js';
 import { backoffMs, fatalBackoffMs, sleep } from '../retry/backoff.js';
 import type { OutputRecord } from '../rules/types.js';
-import type { BoundAction, DeadLetter, ErrorClass, Sink, SinkInput } from '../sinks/types.js';
+import type { BoundAction, ErrorClass, Sink, SinkInput, WriteResult } from '../sinks/types.js';
+import type { ItemWaiter, RuleAction } from './ack-path.js';
 import { Batcher } from './batcher.js';
 import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 import { SinkHealth, type SinkHealthStatus } from './sink-health.js';
-
-/** How an item ended. Every item ends exactly once. */
-export type Outcome = 'stored' | 'dead_lettered';
-
-/** Whoever waits for an item: told exactly once how it ended, by which action, and its dead letter if it has one. */
-export interface ItemWaiter {
-  itemDone(outcome: Outcome, handle: ActionHandle, letter?: DeadLetter): void;
-}
 
 /**
  * One item from enqueue to its end. It is also the SinkInput the encoder reads, so an item costs
@@ -33,13 +26,14 @@ interface Entry extends Omit<SinkInput, 'record'> {
   readonly waiter: ItemWaiter;
 }
 
-/** A rule's action bound to this sink: its encoder and its batch stream. */
-export class ActionHandle {
+/** A rule's action bound to this sink: its encoder, its batch stream, its and its rule's counters. */
+export class ActionHandle implements RuleAction {
   constructor(
     readonly ruleId: string,
     readonly bound: BoundAction<unknown>,
     readonly batcher: Batcher<Entry>,
     readonly counters: ActionCounters,
+    readonly ruleCounters: RuleCounters,
   ) {}
 }
 
@@ -52,7 +46,7 @@ export class SinkRunner {
   constructor(
     readonly cfg: SinkConfig,
     readonly sink: Sink,
-    private readonly dlq: () => DeadLetterQueue,
+    private readonly dlq: DeadLetterQueue,
     private readonly metrics: Metrics,
     private readonly log: Logger,
     private readonly signal: AbortSignal,
@@ -99,10 +93,10 @@ export class SinkRunner {
     }
   }
 
-  bind(ruleId: string, settings: Record<string, unknown>): ActionHandle {
+  bind(ruleId: string, settings: Record<string, unknown>, ruleCounters: RuleCounters): ActionHandle {
     const bound = this.sink.bind(settings, ruleId) as BoundAction<unknown>;
     const counters = actionCounters(this.metrics, { sink: this.name, rule: ruleId });
-    const handle: ActionHandle = new ActionHandle(ruleId, bound, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)), counters);
+    const handle: ActionHandle = new ActionHandle(ruleId, bound, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)), counters, ruleCounters);
     this.actions.add(handle);
     return handle;
   }
@@ -159,7 +153,7 @@ export class SinkRunner {
   private async writeBatch(handle: ActionHandle, batch: Entry[], attempt: number): Promise<void> {
     const m = this.metrics;
     const started = performance.now();
-    let result;
+    let result: WriteResult;
     try {
       result = await this.sink.write(batch.map((e) => e.item), this.signal);
     } catch (err) {
@@ -225,13 +219,12 @@ export class SinkRunner {
   }
 
   private async deadLetter(handle: ActionHandle, entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
-    const m = this.metrics;
     const error = errorText(err);
     const letters = entries.map((e) => letterFor(e.event, { ruleId: handle.ruleId, sink: this.name, reason, error, record: e.record ?? describe(handle.bound, e.item) }));
-    await Promise.all(letters.map((l) => this.dlq().put(l)));
+    await Promise.all(letters.map((l) => this.dlq.put(l)));
     handle.counters.deadLettered.inc(entries.length);
     if (wasInflight) handle.counters.inflight.dec(entries.length);
-    entries.forEach((e, i) => e.waiter.itemDone('dead_lettered', handle, letters[i]));
+    for (const [i, e] of entries.entries()) e.waiter.itemDone('dead_lettered', handle, letters[i]);
   }
 }
 

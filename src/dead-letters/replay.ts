@@ -15,7 +15,8 @@ import type { RuleConfig, WeirConfig } from '../config/load.js';
 import { besideConfig } from '../core/dead-letter-place.js';
 import { DeadLetterQueue, reducedLetter, type DeadLetterStore } from '../core/dead-letter.js';
 import type { InboundMessage } from '../core/mqtt-session.js';
-import { Pipeline, type MessageOutcome } from '../core/pipeline.js';
+import type { MessageOutcome } from '../core/ack-path.js';
+import { Pipeline } from '../core/pipeline.js';
 import { SinkRunner } from '../core/sink-runner.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -93,7 +94,7 @@ class Replayer {
     for (const sc of cfg.sinks.values()) {
       // Its own writer name in weir_ledger: a replay never waits on the ledger rows of a running replica.
       const sink = sc.type.create(sc.settings, { name: sc.name, log: opts.log.child({ sink: sc.name }), instance: `${cfg.broker.client_id}-dlq` });
-      this.runners.set(sc.name, new SinkRunner(sc, sink, () => dlq, this.metrics, opts.log, signal));
+      this.runners.set(sc.name, new SinkRunner(sc, sink, dlq, this.metrics, opts.log, signal));
     }
   }
 
@@ -198,7 +199,7 @@ class Replayer {
       const via = letter.sink ? ` with an action on sink ${letter.sink}` : '';
       return { skip: `no enabled rule ${letter.ruleId}${via} in ${this.cfg.rulesDir}` };
     }
-    const pipeline = new Pipeline(this.cfg.broker, this.cfg.node, this.runners, () => this.dlq, this.metrics, this.opts.log);
+    const pipeline = new Pipeline(this.cfg.broker, this.cfg.node, this.runners, this.dlq, this.metrics, this.opts.log);
     pipeline.setRules(rules);
     await Promise.all([...new Set(rules.flatMap((r) => r.actions.map((a) => a.sink)))].map((name) => this.connect(name)));
     return { pipeline, rules };

@@ -1,5 +1,5 @@
 // Every metric weir exports, declared once, in EMQX's words. docs/metrics.md documents the same
-// table; test/metrics-doc.test.ts keeps the two in step.
+// table; test/metrics-doc.test.ts keeps the two in step (names and labels).
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { tallyCounter, tallyGauge } from './tally.js';
 
@@ -23,14 +23,13 @@ export function createMetrics(registry = new Registry()) {
     ruleFailedNoResult: c('weir_rule_failed_no_result_total', 'WHERE was false (or FOREACH produced nothing).', ['rule']),
     ruleActionsTotal: c('weir_rule_actions_total', 'Outputs handed to actions.', ['rule']),
     ruleActionsSuccess: c('weir_rule_actions_success_total', 'Outputs an action stored.', ['rule']),
-    ruleActionsFailed: c('weir_rule_actions_failed_total', 'Outputs an action could not store (dead-lettered or dropped).', ['rule']),
+    ruleActionsFailed: c('weir_rule_actions_failed_total', 'Outputs an action could not store (dead-lettered, or left unstored at shutdown).', ['rule']),
     // Actions and sinks (label `sink` = the name in weir.yaml, `rule` = the rule that fed it).
     sinkMatched: c('weir_sink_matched_total', 'Items handed to the sink.', ['sink', 'rule']),
     sinkSuccess: c('weir_sink_success_total', 'Items the sink stored durably.', ['sink', 'rule']),
     sinkFailed: c('weir_sink_failed_total', 'Items that ended neither stored nor dead-lettered (writes abandoned at shutdown; the broker redelivers their messages).', ['sink', 'rule']),
     sinkRetried: c('weir_sink_retried_total', 'Item write attempts repeated after a transient error.', ['sink', 'rule']),
     sinkDeadLettered: c('weir_sink_dead_lettered_total', 'Items the sink rejected, stored in the dead letter.', ['sink', 'rule']),
-    sinkDropped: c('weir_sink_dropped_total', 'Items dropped by an explicit policy.', ['sink', 'rule', 'reason']),
     sinkQueuing: g('weir_sink_queuing', 'Items waiting in a batch.', ['sink', 'rule']),
     sinkInflight: g('weir_sink_inflight', 'Items in batches being written.', ['sink', 'rule']),
     sinkUp: g('weir_sink_up', '1 while the last write or probe of the sink succeeded.', ['sink']),

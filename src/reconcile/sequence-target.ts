@@ -1,5 +1,6 @@
-// Which database each `--sequence` table is read from: a postgres sink of weir.yaml. The one named
-// by --sink; else the one whose actions write the table (the table is there); else the first.
+// Which database each `--sequence` table is read from: a sink of weir.yaml whose type stores rows in
+// PostgreSQL (SinkType.sqlUrl). The one named by --sink; else the one whose actions write the table
+// (the table is there); else the first.
 // Every spec is checked against its table before anything is counted, so a typo in a column name
 // is reported at once, not after the ledger's count(*) of a large table.
 import pg from 'pg';
@@ -18,11 +19,11 @@ export function sequenceSink(cfg: WeirConfig, table: string, name?: string): Sin
   if (name !== undefined) {
     const s = cfg.sinks.get(name);
     if (!s) throw new WeirError('reconcile.no_sink', `--sink ${name}: ${cfg.file} has no sink of that name`);
-    if (s.type.type !== 'postgres') throw new WeirError('reconcile.no_sink', `--sink ${name} is a ${s.type.type} sink: --sequence reads a postgres sink's table`);
+    if (!s.type.sqlUrl) throw new WeirError('reconcile.no_sink', `--sink ${name} is a ${s.type.type} sink: --sequence reads a table of a sink that stores rows in PostgreSQL`);
     return s;
   }
-  const candidates = [...cfg.sinks.values()].filter((s) => s.type.type === 'postgres');
-  if (!candidates.length) throw new WeirError('reconcile.no_sink', `${cfg.file} has no postgres sink: --sequence reads a table of one`);
+  const candidates = [...cfg.sinks.values()].filter((s) => s.type.sqlUrl);
+  if (!candidates.length) throw new WeirError('reconcile.no_sink', `${cfg.file} has no sink that stores rows in PostgreSQL: --sequence reads a table of one`);
   const writes = (s: SinkConfig) => cfg.rules.some((r) => r.actions.some((a) => a.sink === s.name && a.settings.table === table));
   return candidates.find(writes) ?? candidates[0]!;
 }
@@ -39,7 +40,7 @@ export async function prepareSequence(cfg: WeirConfig, specs: readonly SequenceS
       const sink = sequenceSink(cfg, spec.table, sinkName);
       let client = clients.get(sink.name);
       if (!client) {
-        client = new pg.Client({ connectionString: String(sink.settings.url), application_name: 'weir-reconcile' });
+        client = new pg.Client({ connectionString: sink.type.sqlUrl!(sink.settings), application_name: 'weir-reconcile' });
         clients.set(sink.name, client);
         await client.connect().catch((err: unknown) => {
           throw new Error(`sink ${sink.name}: cannot connect to PostgreSQL: ${errorText(err)}`, { cause: err });

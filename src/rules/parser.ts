@@ -27,7 +27,7 @@ function run(sql: string, recover: boolean): { statement: Statement | undefined;
     errors.push(new RuleError('rule.too_long', `rule SQL longer than ${LIMITS.maxSqlLength} characters`, sql));
     return { statement: undefined, errors };
   }
-  let tokens;
+  let tokens: ReturnType<typeof tokenize>;
   try {
     tokens = tokenize(sql);
   } catch (err) {

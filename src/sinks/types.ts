@@ -8,14 +8,9 @@ import type { LetterStore } from '../dead-letters/letter-store.js';
 import type { Logger } from '../log.js';
 import type { OutputRecord, RuleEvent } from '../rules/types.js';
 
-/** How the core should treat an error a driver raised or reported. */
-export type ErrorClass =
-  /** Transient (connection lost, broker restarting, timeout): write the same items again later. */
-  | 'retry'
-  /** This item can never be written (bad value, constraint violation): dead-letter it. */
-  | 'reject'
-  /** The sink is misconfigured (auth, missing table): stop retrying blindly, report, keep retrying slowly. */
-  | 'fatal';
+/** How the core treats an error a driver raised or reported (defined beside the error catalogue). */
+export type { ErrorClass } from '../error-codes.js';
+import type { ErrorClass, ErrorCode } from '../error-codes.js';
 
 /** What one rule output carries into a sink. */
 export interface SinkInput {
@@ -113,10 +108,43 @@ export interface SettingProblem {
   /** The value, shown beside the key (a URL's password is redacted when shown). */
   readonly value?: string;
   /** Error code (docs/errors.md); default config.invalid_value. */
-  readonly code?: string;
+  readonly code?: ErrorCode;
+}
+
+/** One action of a rule on a sink, as `weir reconcile` hands it to the sink type's `count`. */
+export interface ActionOf<ActionCfg> {
+  readonly rule: string;
+  readonly settings: ActionCfg;
+}
+
+export interface CountContext {
+  /** The sink's name in weir.yaml (what its ledger rows are recorded under). */
+  readonly sink: string;
+  /** Says what a long count is doing ('counting rows of telemetry…'). */
+  progress(text: string): void;
+}
+
+/** What a sink's own system holds in one target (a table, a topic), for `weir reconcile`. */
+export interface TargetCount {
+  /** Table or topic. */
+  readonly target: string;
+  /** The rules writing it: those of the rule files, and earlier ones a ledger still names. */
+  readonly rules: readonly string[];
+  /** What the target holds (rows, messages); undefined when it cannot be counted (`note` says why). */
+  readonly held?: number;
+  /**
+   * What the sink's own ledger says each rule stored there, kept by the sink in the same commit
+   * as the data (PostgreSQL's weir_ledger). Without one, reconcile compares `held` with the
+   * instances' success counters from --metrics.
+   */
+  readonly ledger?: ReadonlyMap<string, number>;
+  /** The dead letters the sink itself keeps, per rule. */
+  readonly deadLettered?: ReadonlyMap<string, number>;
+  readonly note?: string;
 }
 
 /** A sink type: its config schemas (the single source of its fields) and its factory. */
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds sink types of different settings; each is typed where it is defined.
 export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   /** The folder name, the `type:` in weir.yaml, the registry key and the metric label. */
   readonly type: string;
@@ -133,4 +161,15 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
   /** The dead letters a sink of this type keeps (its Sink has `deadLetter`), for `weir dlq`. Opens no connection yet. */
   letterStore?(cfg: Cfg, deps: SinkDeps): LetterStore;
+  /**
+   * For `weir reconcile`: what the sink's own system holds in each target the actions write,
+   * asked of that system (a count(*), the topic's offsets or the broker's counters). Throws when
+   * it cannot be reached; reconcile reports that on the sink's line.
+   */
+  count?(cfg: Cfg, actions: ReadonlyArray<ActionOf<ActionCfg>>, ctx: CountContext): Promise<TargetCount[]>;
+  /**
+   * The PostgreSQL connection URL of a sink that stores rows in tables, for what reads those
+   * tables directly (`weir reconcile --sequence`).
+   */
+  sqlUrl?(cfg: Cfg): string;
 }

@@ -19,7 +19,7 @@ test('SQLSTATE classes: data and constraint errors reject the row, connection an
   assert.equal(classifyPgError({ code: 'ECONNREFUSED' }), 'retry');
   assert.equal(classifyPgError(new Error('Connection terminated unexpectedly')), 'retry');
   assert.equal(classifyPgError(new WeirError('sink.postgres.unknown_column', 'x')), 'fatal');
-  assert.equal(classifyPgError(new WeirError('sink.postgres.not_connected', 'x', { retriable: true })), 'retry');
+  assert.equal(classifyPgError(new WeirError('sink.postgres.not_connected', 'x')), 'retry');
 });
 
 test('unnest and VALUES statements', () => {

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import type { SinkConfig } from '../../src/config/load.js';
 import { DeadLetterQueue, fileDeadLetterWriter } from '../../src/core/dead-letter.js';
-import { SinkRunner, type Outcome } from '../../src/core/sink-runner.js';
+import type { Outcome } from '../../src/core/ack-path.js';
+import { SinkRunner } from '../../src/core/sink-runner.js';
 import { silentLogger } from '../../src/log.js';
-import { createMetrics } from '../../src/metrics/names.js';
+import { createMetrics, ruleCounters } from '../../src/metrics/names.js';
 import type { BoundAction, Sink, SinkInput, WriteResult } from '../../src/sinks/types.js';
 import { tempDir } from '../harness/process.js';
 
@@ -51,9 +52,9 @@ async function deadLetters(withDescribe: boolean): Promise<Array<{ reason: strin
     const retry = { initial_ms: 10, max_ms: 10, multiplier: 2, max_attempts: 0 };
     const cfg = { name: 'fake', batch: { max_items: 10, max_bytes: 1 << 20, max_delay_ms: 5 }, retry, max_in_flight: 1, settings: {} } as unknown as SinkConfig;
     const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), retry, metrics, silentLogger, stop.signal, join(dir, 'fallback.jsonl'));
-    const runner = new SinkRunner(cfg, new FakeRejectingSink(withDescribe) as unknown as Sink, () => dlq, metrics, silentLogger, stop.signal);
+    const runner = new SinkRunner(cfg, new FakeRejectingSink(withDescribe) as unknown as Sink, dlq, metrics, silentLogger, stop.signal);
     await runner.connect();
-    const handle = runner.bind('r1', {});
+    const handle = runner.bind('r1', {}, ruleCounters(metrics, 'r1'));
     const outcomes: Outcome[] = [];
     const records = [{ n: 0 }, { n: 1 }, { n: 2, bad: true }, { n: 3 }];
     for (const record of records) {

@@ -11,7 +11,7 @@ import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
-import { countRows, endSessions, query, telemetryFiles } from './fixtures.js';
+import { endSessions, query, telemetryFiles } from './fixtures.js';
 
 const running: WeirProcess[] = [];
 const sessions: string[] = [];

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SinkConfig } from '../../src/config/load.js';
 import { DeadLetterQueue, sinkDeadLetterWriter } from '../../src/core/dead-letter.js';
-import { SinkRunner, type Outcome } from '../../src/core/sink-runner.js';
+import type { Outcome } from '../../src/core/ack-path.js';
+import { SinkRunner } from '../../src/core/sink-runner.js';
 import { silentLogger } from '../../src/log.js';
-import { createMetrics } from '../../src/metrics/names.js';
+import { createMetrics, ruleCounters } from '../../src/metrics/names.js';
 import { migrate } from '../../src/sinks/postgres/migrate.js';
 import { PostgresSink } from '../../src/sinks/postgres/sink.js';
 import type { PostgresConfig } from '../../src/sinks/postgres/spec.js';
@@ -90,10 +91,10 @@ for (const mode of ['unnest', 'values'] as const) {
     const cfg = { name: 'tsdb', batch: { max_items: 100, max_bytes: 1 << 20, max_delay_ms: 60_000 }, retry, max_in_flight: 1, settings } as unknown as SinkConfig;
     const sink = new PostgresSink(settings, { name: 'tsdb', log: silentLogger, instance: 'typmod' });
     const dlq = new DeadLetterQueue(sinkDeadLetterWriter(sink as unknown as Sink), retry, metrics, silentLogger, stop.signal, join(tempDir('pg-typmod'), 'fallback.jsonl'));
-    const runner = new SinkRunner(cfg, sink as unknown as Sink, () => dlq, metrics, silentLogger, stop.signal);
+    const runner = new SinkRunner(cfg, sink as unknown as Sink, dlq, metrics, silentLogger, stop.signal);
     try {
       await runner.connect();
-      const handle = runner.bind('sized', { table: 'sized', columns: { id: '${id}', v: '${v}', c: '${c}', n: '${n}', b: '${b}', code: '${code}' } });
+      const handle = runner.bind('sized', { table: 'sized', columns: { id: '${id}', v: '${v}', c: '${c}', n: '${n}', b: '${b}', code: '${code}' } }, ruleCounters(metrics, 'sized'));
       const outcomes = new Map<number, Outcome>();
       for (const row of ROWS) {
         runner.enqueue(handle, row, { topic: `t/${row.id}`, payload: JSON.stringify(row) }, 10, { itemDone: (o) => outcomes.set(row.id, o) });

@@ -11,7 +11,10 @@ test('npm run demo: rows stored within 60 s, Ctrl-C stops it cleanly', { timeout
   const { child, exited } = demo;
   let out = '';
   let err = '';
-  const read = () => ((out = demo.out()), (err = demo.err()));
+  const read = () => {
+    out = demo.out();
+    err = demo.err();
+  };
   try {
     let stored = 0;
     let metricsUrl: string | undefined;

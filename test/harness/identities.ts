@@ -32,7 +32,7 @@ export function identityViolations(metrics: Series): string[] {
     metrics,
     ['sink', 'rule'],
     'weir_sink_matched_total',
-    ['weir_sink_success_total', 'weir_sink_failed_total', 'weir_sink_dead_lettered_total', 'weir_sink_dropped_total', 'weir_sink_queuing', 'weir_sink_inflight'],
+    ['weir_sink_success_total', 'weir_sink_failed_total', 'weir_sink_dead_lettered_total', 'weir_sink_queuing', 'weir_sink_inflight'],
     v,
   );
   check(metrics, ['connection'], 'weir_ingest_received_total', ['weir_ingest_acked_total', 'weir_ingest_unacked', 'weir_ingest_abandoned_total'], v);

@@ -168,7 +168,7 @@ test('weir reconcile --sequence end to end: the tables, exit codes, GAPS on stde
     assert.equal(gaps.code, 1, `${gaps.stdout}${gaps.stderr}`);
     assert.match(gaps.stdout, /reconciled: every difference is 0\n/, 'the ledger cannot see these losses');
     assert.match(gaps.stdout, /\ntelemetry +device_id +seq +ts +20 +19898 +102 +0 +20\n/);
-    assert.match(gaps.stdout, /worst keys of telemetry:device_id:seq:ts \(2 keys with gaps\):\n  key +rows +missing +duplicates +runs +first missing\n  d3 +900 +100 +0 +1 +100-199\n  d7 +998 +2 +0 +1 +500, 502\n/);
+    assert.match(gaps.stdout, /worst keys of telemetry:device_id:seq:ts \(2 keys with gaps\):\n {2}key +rows +missing +duplicates +runs +first missing\n {2}d3 +900 +100 +0 +1 +100-199\n {2}d7 +998 +2 +0 +1 +500, 502\n/);
     assert.match(gaps.stderr, /^GAPS: telemetry: 102 missing sequence numbers over 2 keys$/m);
     assert.doesNotMatch(gaps.stderr, /DIFFERENCE/);
 

@@ -14,7 +14,7 @@ const RUNS = Number(process.env.WEIR_FUZZ_RUNS ?? 34_000);
 const EVAL_BOUND_MS = 2_000;
 
 function check(sql: string, body: string | Buffer): 'compiled' | 'rejected' {
-  let rule;
+  let rule: ReturnType<typeof compileSql>;
   try {
     rule = compileSql(sql);
   } catch (err) {

@@ -18,7 +18,7 @@ const { vectors } = JSON.parse(readFileSync(new URL('./vectors/grammar.json', im
 
 for (const v of vectors) {
   test(`grammar: ${v.name}`, async () => {
-    let result;
+    let result: Awaited<ReturnType<ReturnType<typeof compileSql>['evaluate']>>;
     try {
       const rule = compileSql(v.sql);
       assert.equal(rule.async, false, 'SQL without jsonata() evaluates synchronously');

@@ -14,9 +14,10 @@ import { Value } from '@sinclair/typebox/value';
 import kafkajs from 'kafkajs';
 import type { SinkConfig } from '../../src/config/load.js';
 import { DeadLetterQueue, fileDeadLetterWriter } from '../../src/core/dead-letter.js';
-import { SinkRunner, type Outcome } from '../../src/core/sink-runner.js';
+import type { Outcome } from '../../src/core/ack-path.js';
+import { SinkRunner } from '../../src/core/sink-runner.js';
 import { silentLogger } from '../../src/log.js';
-import { createMetrics } from '../../src/metrics/names.js';
+import { createMetrics, ruleCounters } from '../../src/metrics/names.js';
 import { countTopic } from '../../src/sinks/kafka/count.js';
 import { kafkaSink } from '../../src/sinks/kafka/index.js';
 import { KafkaActionSpec, KafkaConfigSpec, type KafkaConfig } from '../../src/sinks/kafka/spec.js';
@@ -60,10 +61,10 @@ describe('kafka sink under the core sink runner', { timeout: 300_000 }, () => {
     };
     const sink = kafkaSink.create(settings as KafkaConfig, { name: 'kafka', log: silentLogger });
     const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), cfg.retry, metrics, silentLogger, stop.signal, join(dir, 'fallback.jsonl'));
-    const runner = new SinkRunner(cfg, sink, () => dlq, metrics, silentLogger, stop.signal);
+    const runner = new SinkRunner(cfg, sink, dlq, metrics, silentLogger, stop.signal);
     await runner.connect();
     assert.equal(runner.ready, true);
-    const handle = runner.bind('r1', Value.Default(KafkaActionSpec, { topic, key: '${dev}' }) as Record<string, unknown>);
+    const handle = runner.bind('r1', Value.Default(KafkaActionSpec, { topic, key: '${dev}' }) as Record<string, unknown>, ruleCounters(metrics, 'r1'));
 
     const N = 30_000;
     const outcomes: Outcome[] = [];

@@ -91,7 +91,7 @@ async function createTopic(admin: Admin, topic: string, partitions: number, conf
 async function javaPartitions(keys: Buffer[], partitions: number): Promise<Array<{ hash: number; partition: number }>> {
   const lib = await ensureKafkaJars();
   const child = execFileP('java', ['-Xmx64m', '-cp', `${lib}/*`, join(ROOT, 'test/brokers/kafka/PartitionForKey.java'), String(partitions)], { timeout: 60_000 });
-  child.child.stdin!.end(keys.map((k) => k.toString('hex')).join('\n') + '\n');
+  child.child.stdin!.end(`${keys.map((k) => k.toString('hex')).join('\n')}\n`);
   const { stdout } = await child;
   return stdout
     .trim()
@@ -166,7 +166,7 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
       );
       const keyBytes = keys.map((k) => Buffer.from(k, 'utf8'));
       const java = await javaPartitions(keyBytes, partitions);
-      keyBytes.forEach((k, i) => assert.equal(murmur2(k), java[i]!.hash, `murmur2 of ${keys[i]}`));
+      for (const [i, k] of keyBytes.entries()) assert.equal(murmur2(k), java[i]!.hash, `murmur2 of ${keys[i]}`);
 
       const sink = newSink(brokers);
       await sink.connect(never);

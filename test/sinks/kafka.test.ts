@@ -134,7 +134,7 @@ describe('kafka classify', () => {
     assert.equal(classifyKafkaError(protocol(19, 'NOT_ENOUGH_REPLICAS', true)), 'retry');
     assert.equal(classifyKafkaError(protocol(7, 'REQUEST_TIMED_OUT', true)), 'retry');
     assert.equal(classifyKafkaError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })), 'retry');
-    assert.equal(classifyKafkaError(new WeirError('sink.kafka.x', 'not connected', { retriable: true })), 'retry');
+    assert.equal(classifyKafkaError(new WeirError('sink.kafka.no_brokers', 'no brokers')), 'retry');
   });
 
   it('rejects records the broker will never take', () => {

@@ -13,9 +13,10 @@ import { Value } from '@sinclair/typebox/value';
 import WebSocket from 'ws';
 import type { SinkConfig } from '../../src/config/load.js';
 import { DeadLetterQueue, fileDeadLetterWriter } from '../../src/core/dead-letter.js';
-import { SinkRunner, type Outcome } from '../../src/core/sink-runner.js';
+import type { Outcome } from '../../src/core/ack-path.js';
+import { SinkRunner } from '../../src/core/sink-runner.js';
 import { silentLogger } from '../../src/log.js';
-import { createMetrics } from '../../src/metrics/names.js';
+import { createMetrics, ruleCounters } from '../../src/metrics/names.js';
 import { countPulsarMessages } from '../../src/sinks/pulsar/count.js';
 import { pulsarSink } from '../../src/sinks/pulsar/index.js';
 import { PulsarActionSpec, PulsarConfigSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
@@ -102,10 +103,10 @@ describe('pulsar sink under the core sink runner', { timeout: 400_000 }, () => {
     };
     const sink = pulsarSink.create(settings, { name: 'pulsar', log: silentLogger });
     const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), cfg.retry, metrics, silentLogger, stop.signal, join(dir, 'fallback.jsonl'));
-    const runner = new SinkRunner(cfg, sink, () => dlq, metrics, silentLogger, stop.signal);
+    const runner = new SinkRunner(cfg, sink, dlq, metrics, silentLogger, stop.signal);
     await runner.connect();
     assert.equal(runner.ready, true);
-    const handle = runner.bind('r1', Value.Default(PulsarActionSpec, { key: '${dev}', properties: { seq: '${seq}' } }) as Record<string, unknown>);
+    const handle = runner.bind('r1', Value.Default(PulsarActionSpec, { key: '${dev}', properties: { seq: '${seq}' } }) as Record<string, unknown>, ruleCounters(metrics, 'r1'));
 
     const N = 30_000;
     const outcomes: Outcome[] = [];

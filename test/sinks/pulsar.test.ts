@@ -11,7 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { WeirError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { pulsarSink } from '../../src/sinks/pulsar/index.js';
-import { classifyPulsarError } from '../../src/sinks/pulsar/classify.js';
+import { classifyPulsarError, serverError } from '../../src/sinks/pulsar/classify.js';
 import { compileEncoder } from '../../src/sinks/pulsar/encode.js';
 import { loadPulsarClient, type NativeClientConfig, type NativeMessage, type NativeProducerConfig, type PulsarClientModule } from '../../src/sinks/pulsar/native/module.js';
 import { NativeTransport } from '../../src/sinks/pulsar/native/native-transport.js';
@@ -250,11 +250,12 @@ describe('message encoding from templates', () => {
 
 describe('classify', () => {
   it('retries lost connections and timeouts, rejects oversize messages, stops on auth', () => {
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.connection_lost', 'x', { retriable: true })), 'retry');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.connect_failed', 'x', { retriable: true })), 'retry');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.send_timeout', 'x', { retriable: true })), 'retry');
+    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.connection_lost', 'x')), 'retry');
+    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.connect_failed', 'x')), 'retry');
+    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.send_timeout', 'x')), 'retry');
     assert.equal(classifyPulsarError(new WeirError('sink.pulsar.message_too_large', 'x')), 'reject');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.producer_failed', 'x', { retriable: false, cause: { serverError: 'AuthorizationError' } })), 'fatal');
+    assert.equal(classifyPulsarError(serverError('sink.pulsar.producer_failed', 'x', 'AuthorizationError')), 'fatal', 'a refusal is fatal');
+    assert.equal(classifyPulsarError(serverError('sink.pulsar.producer_failed', 'x', 'ServiceNotReady')), 'retry', 'a broker not ready yet is retried');
     assert.equal(classifyPulsarError(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' })), 'retry');
     assert.equal(classifyPulsarError(new Error('Failed to send message: MessageTooBig')), 'reject');
     assert.equal(classifyPulsarError(new Error('Failed to send message: TimeOut')), 'retry');

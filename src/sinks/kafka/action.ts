@@ -40,7 +40,7 @@ export function bindKafkaAction(action: KafkaAction, ruleId: string): BoundActio
   }
   const topicOf = compileTemplate(action.topic);
   const keyOf = action.key === undefined ? undefined : compileTemplate(action.key);
-  const valueOf = action.value === undefined ? undefined : compileTemplate(action.value);
+  const valueTemplate = action.value === undefined ? undefined : compileTemplate(action.value);
   const headers = Object.entries(action.headers ?? {}).map(([name, t]) => [name, compileTemplate(t)] as const);
   const roundRobin = action.partitioner === 'round_robin';
 
@@ -60,8 +60,8 @@ export function bindKafkaAction(action: KafkaAction, ruleId: string): BoundActio
       }
 
       let value: Buffer | null;
-      if (valueOf) {
-        const v = valueOf(record, event);
+      if (valueTemplate) {
+        const v = valueTemplate(record, event);
         if (v === undefined) throw new EncodeError(`value template ${action.value} gave no value`);
         value = v === null ? null : toBytes(v);
       } else {

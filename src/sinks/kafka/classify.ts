@@ -79,8 +79,8 @@ export function kafkaErrorCode(err: unknown): number | undefined {
 }
 
 export function classifyKafkaError(err: unknown): ErrorClass {
-  // weir's own errors say whether retrying helps (not connected yet: yes; bad config: no).
-  if (err instanceof WeirError) return err.retriable ? 'retry' : 'fatal';
+  // weir's own errors carry their class in the catalogue (src/error-codes.ts).
+  if (err instanceof WeirError) return err.errorClass;
   // One send touching several brokers can fail on each: the worst class wins, so a batch with a
   // bad record is split even when another broker was merely down.
   const agg = err as KafkaJsLike | null;

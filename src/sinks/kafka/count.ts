@@ -9,7 +9,8 @@
 import kafkajs, { type Admin } from 'kafkajs';
 import type { Logger } from '../../log.js';
 import { kafkaClientOptions } from './client.js';
-import type { KafkaConfig } from './spec.js';
+import type { ActionOf, TargetCount } from '../types.js';
+import type { KafkaAction, KafkaConfig } from './spec.js';
 
 const { Kafka } = kafkajs;
 
@@ -82,4 +83,21 @@ export async function withKafkaAdmin<T>(cfg: KafkaConfig, log: Logger, fn: (admi
   } finally {
     await admin.disconnect();
   }
+}
+
+/**
+ * `weir reconcile`'s count: the records of each topic the actions write (a topic given as a
+ * template is not counted: its topics are not known here). Compared with weir's success counters.
+ */
+export async function countForReconcile(cfg: KafkaConfig, actions: ReadonlyArray<ActionOf<KafkaAction>>, log: Logger): Promise<TargetCount[]> {
+  const out: TargetCount[] = [];
+  const topics = new Map<string, string[]>();
+  for (const a of actions) {
+    if (a.settings.topic.includes('${')) out.push({ target: a.settings.topic, rules: [a.rule], note: 'topic is a template: not counted' });
+    else topics.set(a.settings.topic, [...(topics.get(a.settings.topic) ?? []), a.rule]);
+  }
+  await withKafkaAdmin(cfg, log, async (admin) => {
+    for (const [topic, rules] of topics) out.push({ target: topic, rules, held: (await countTopic(admin, topic)).records });
+  });
+  return out;
 }

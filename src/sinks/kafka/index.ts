@@ -1,5 +1,7 @@
 // The Kafka sink type: rule outputs produced to Kafka topics with kafkajs.
+import { silentLogger } from '../../log.js';
 import type { SinkType } from '../types.js';
+import { countForReconcile } from './count.js';
 import type { KafkaItem } from './action.js';
 import { KafkaSink } from './sink.js';
 import { KafkaActionSpec, KafkaConfigSpec, lintKafkaConfig, type KafkaAction, type KafkaConfig } from './spec.js';
@@ -10,6 +12,7 @@ export const kafkaSink: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
   actionSchema: KafkaActionSpec,
   lint: lintKafkaConfig,
   create: (cfg, deps) => new KafkaSink(cfg, deps),
+  count: (cfg, actions) => countForReconcile(cfg, actions, silentLogger),
 };
 
 export { countTopic, countSince, snapshotOffsets, withKafkaAdmin, type OffsetSnapshot, type TopicCount } from './count.js';

@@ -49,7 +49,7 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
 
   async write(items: KafkaItem[], signal: AbortSignal): Promise<WriteResult> {
     if (items.length === 0) return ALL_WRITTEN;
-    if (signal.aborted) throw new WeirError('sink.kafka.aborted', 'write aborted: shutting down', { retriable: true });
+    if (signal.aborted) throw new WeirError('sink.kafka.aborted', 'write aborted: shutting down');
 
     const byTopic = new Map<string, Message[]>();
     for (const it of items) {
@@ -94,7 +94,7 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
   async probe(_signal: AbortSignal): Promise<void> {
     const { admin } = await this.connected();
     const cluster = await admin.describeCluster();
-    if (cluster.brokers.length === 0) throw new WeirError('sink.kafka.no_brokers', 'the cluster lists no brokers', { retriable: true });
+    if (cluster.brokers.length === 0) throw new WeirError('sink.kafka.no_brokers', 'the cluster lists no brokers');
   }
 
   classify(err: unknown): ErrorClass {

@@ -6,8 +6,8 @@ import type { ErrorClass } from '../types.js';
 const NODE_TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 
 export function classifyPgError(err: unknown): ErrorClass {
-  // weir's own errors say whether retrying helps (not connected yet: yes; unknown column: no).
-  if (err instanceof WeirError) return err.retriable ? 'retry' : 'fatal';
+  // weir's own errors carry their class in the catalogue (src/error-codes.ts).
+  if (err instanceof WeirError) return err.errorClass;
   const e = err as { code?: string; message?: string };
   const code = typeof e?.code === 'string' ? e.code : '';
   if (NODE_TRANSIENT.has(code)) return 'retry';

@@ -125,7 +125,7 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
   }
 
   private requirePool(): pg.Pool {
-    if (!this.pool) throw new WeirError('sink.postgres.not_connected', 'the PostgreSQL sink is not connected', { retriable: true });
+    if (!this.pool) throw new WeirError('sink.postgres.not_connected', 'the PostgreSQL sink is not connected');
     return this.pool;
   }
 

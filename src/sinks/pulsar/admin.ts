@@ -24,17 +24,16 @@ async function call(opts: AdminOptions, method: string, path: string, body?: str
   try {
     res = await fetch(url, { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
   } catch (err) {
-    throw new WeirError('sink.pulsar.admin_unreachable', `Pulsar admin API ${opts.adminUrl} unreachable: ${(err as Error).message}`, { retriable: true, cause: err });
+    throw new WeirError('sink.pulsar.admin_unreachable', `Pulsar admin API ${opts.adminUrl} unreachable: ${(err as Error).message}`, { cause: err });
   }
   return { status: res.status, text: await res.text() };
 }
 
 function failed(what: string, r: { status: number; text: string }): WeirError {
   const body = r.text.replace(/<title>.*?<\/title>/is, ' ').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
-  return new WeirError('sink.pulsar.admin_failed', `${what}: HTTP ${r.status} ${body}`, {
-    retriable: r.status >= 500 || r.status === 429,
-    cause: r.status === 401 || r.status === 403 ? { serverError: 'AuthorizationError' } : undefined,
-  });
+  // 5xx and 429 pass by themselves; anything else (401, 403, 404, 409…) needs an operator.
+  const busy = r.status >= 500 || r.status === 429;
+  return new WeirError(busy ? 'sink.pulsar.admin_unavailable' : 'sink.pulsar.admin_failed', `${what}: HTTP ${r.status} ${body}`);
 }
 
 /** Partitions of a topic: 0 for a non-partitioned (or missing) topic. */

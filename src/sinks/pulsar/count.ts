@@ -4,7 +4,8 @@
 // or unloads the topic, so compare them with weir's counters over the same broker lifetime.
 import { WeirError } from '../../errors.js';
 import { partitionedStats, type PartitionCount } from './admin.js';
-import type { PulsarConfig } from './spec.js';
+import type { ActionOf, TargetCount } from '../types.js';
+import type { PulsarAction, PulsarConfig } from './spec.js';
 
 export interface PulsarCount {
   readonly topic: string;
@@ -20,4 +21,9 @@ export async function countPulsarMessages(cfg: Pick<PulsarConfig, 'admin_url' | 
     total: s.total.msgInCounter,
     partitions: s.partitions.map((p: PartitionCount, i) => ({ partition: Number(/-partition-(\d+)$/.exec(p.topic)?.[1] ?? i), topic: p.topic, count: p.msgInCounter })),
   };
+}
+
+/** `weir reconcile`'s count: the messages the broker received on the sink's topic (one per sink). */
+export async function countForReconcile(cfg: PulsarConfig, actions: ReadonlyArray<ActionOf<PulsarAction>>): Promise<TargetCount[]> {
+  return [{ target: cfg.topic, rules: actions.map((a) => a.rule), held: (await countPulsarMessages(cfg)).total }];
 }

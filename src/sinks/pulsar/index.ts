@@ -1,5 +1,6 @@
 // The Pulsar sink type.
 import type { SinkType } from '../types.js';
+import { countForReconcile } from './count.js';
 import { PulsarSink } from './sink.js';
 import { lintPulsarConfig, PulsarActionSpec, PulsarConfigSpec, type PulsarAction, type PulsarConfig } from './spec.js';
 
@@ -9,4 +10,5 @@ export const pulsarSink: SinkType<PulsarConfig, PulsarAction> = {
   actionSchema: PulsarActionSpec,
   lint: lintPulsarConfig,
   create: (cfg, deps) => new PulsarSink(cfg, deps),
+  count: (cfg, actions) => countForReconcile(cfg, actions),
 };

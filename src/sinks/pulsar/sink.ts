@@ -73,7 +73,7 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
 
   async write(items: OutgoingMessage[], _signal: AbortSignal): Promise<WriteResult> {
     const t = this.transport;
-    if (!t) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true });
+    if (!t) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
     const failures = await sendAll(t, items);
     if (!failures) return ALL_WRITTEN;
     let rejected: Array<{ index: number; error: Error }> | undefined;
@@ -92,7 +92,7 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   }
 
   async probe(signal: AbortSignal): Promise<void> {
-    if (!this.transport) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true });
+    if (!this.transport) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
     await this.transport.probe(signal);
   }
 

@@ -42,14 +42,14 @@ export class NativeTransport implements PulsarTransport {
 
   send(msg: OutgoingMessage, done: SendDone): void {
     const producer = this.producer;
-    if (!producer) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
+    if (!producer) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
     this.limit.run((sent) => {
       producer.send(NativeTransport.toNativeMessage(msg)).then(() => sent(), (err: unknown) => sent(toError(err)));
     }, done);
   }
 
   async probe(_signal: AbortSignal): Promise<void> {
-    if (!this.client) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true });
+    if (!this.client) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
     await this.client.getPartitionsForTopic(this.cfg.topic);
   }
 

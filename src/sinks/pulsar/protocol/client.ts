@@ -2,6 +2,7 @@
 // for the topic's partitions, looks each partition up (following redirects), creates one producer
 // per partition and routes messages to them as the Java client would (routing.ts).
 import { WeirError } from '../../../errors.js';
+import { serverError } from '../classify.js';
 import type { Logger } from '../../../log.js';
 import { PartitionRouter, type HashingScheme } from '../routing.js';
 import { parseServiceUrl } from '../service-url.js';
@@ -83,11 +84,9 @@ export class ProtocolTransport implements PulsarTransport {
     let authoritative = false;
     for (let hop = 0; hop < MAX_REDIRECTS; hop++) {
       const r = await conn.request((rid) => encodeLookup(topic, rid, authoritative), this.opts.connectTimeoutMs, `lookup ${topic}`);
-      if (r.type !== 'lookup') throw new WeirError('sink.pulsar.lookup_failed', `lookup ${topic}: unexpected ${r.type}`, { retriable: true });
+      if (r.type !== 'lookup') throw new WeirError('sink.pulsar.lookup_failed', `lookup ${topic}: unexpected ${r.type}`);
       if (r.kind === 'failed') {
-        throw new WeirError('sink.pulsar.lookup_failed', `lookup ${topic}: ${r.error}: ${r.message}`, {
-          retriable: !['AuthenticationError', 'AuthorizationError', 'InvalidTopicName'].includes(r.error), cause: { serverError: r.error },
-        });
+        throw serverError('sink.pulsar.lookup_failed', `lookup ${topic}: ${r.error}: ${r.message}`, r.error);
       }
       if (r.proxyThroughServiceUrl) return this.serviceConnection();
       // Over TLS the owner's pulsar+ssl:// address, else its plain one.
@@ -96,7 +95,7 @@ export class ProtocolTransport implements PulsarTransport {
       if (r.kind === 'connect') return conn;
       authoritative = r.authoritative;
     }
-    throw new WeirError('sink.pulsar.lookup_failed', `lookup ${topic}: more than ${MAX_REDIRECTS} redirects`, { retriable: true });
+    throw new WeirError('sink.pulsar.lookup_failed', `lookup ${topic}: more than ${MAX_REDIRECTS} redirects`);
   }
 
   async connect(_signal: AbortSignal): Promise<void> {
@@ -104,7 +103,7 @@ export class ProtocolTransport implements PulsarTransport {
     const r = await conn.request((rid) => encodePartitionedMetadata(this.opts.topic, rid), this.opts.connectTimeoutMs, `partitions of ${this.opts.topic}`);
     if (r.type !== 'partitioned_metadata' || r.failed) {
       const why = r.type === 'partitioned_metadata' ? `${r.error}: ${r.message}` : r.type;
-      throw new WeirError('sink.pulsar.metadata_failed', `cannot read the partitions of ${this.opts.topic}: ${why}`, { retriable: true });
+      throw new WeirError('sink.pulsar.metadata_failed', `cannot read the partitions of ${this.opts.topic}: ${why}`);
     }
     if (this.producers.length === 0 || r.partitions !== this.partitions) {
       this.partitions = r.partitions;
@@ -121,14 +120,14 @@ export class ProtocolTransport implements PulsarTransport {
   }
 
   send(msg: OutgoingMessage, done: SendDone): void {
-    if (!this.router) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet', { retriable: true }));
+    if (!this.router) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
     const producer = this.producers[this.router.choose(msg.key)]!;
     this.limit.run((sent) => producer.send(msg, sent), done);
   }
 
   async probe(_signal: AbortSignal): Promise<void> {
     const conn = await this.serviceConnection();
-    if (conn.closed) throw new WeirError('sink.pulsar.connection_lost', 'Pulsar connection lost', { retriable: true });
+    if (conn.closed) throw new WeirError('sink.pulsar.connection_lost', 'Pulsar connection lost');
   }
 
   async close(): Promise<void> {

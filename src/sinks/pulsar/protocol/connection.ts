@@ -65,7 +65,7 @@ export class PulsarConnection {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         socket.destroy();
-        reject(new WeirError('sink.pulsar.connect_timeout', `no CONNECTED from ${address} within ${opts.timeoutMs} ms`, { retriable: true }));
+        reject(new WeirError('sink.pulsar.connect_timeout', `no CONNECTED from ${address} within ${opts.timeoutMs} ms`));
       }, opts.timeoutMs);
       const fail = (err: Error) => {
         clearTimeout(timer);
@@ -76,13 +76,13 @@ export class PulsarConnection {
         if (err instanceof WeirError) reject(err);
         else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(code)) {
           reject(new WeirError('sink.pulsar.tls_failed', `TLS with Pulsar at ${address} failed: ${err.message} (${code}); see tls_trust_certs_file / tls_verify`, { cause: err }));
-        } else reject(new WeirError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { retriable: true, cause: err }));
+        } else reject(new WeirError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { cause: err }));
       };
       socket.once('error', fail);
       socket.once('close', () => fail(new Error('connection closed during handshake')));
       socket.once(opts.tls ? 'secureConnect' : 'connect', () => socket.write(simpleFrame(encodeConnect(opts.clientVersion, opts.authToken))));
       const onData = (chunk: Buffer) => {
-        let frames;
+        let frames: ReturnType<typeof conn.reader.push>;
         try {
           frames = conn.reader.push(chunk);
         } catch (err) {
@@ -103,7 +103,7 @@ export class PulsarConnection {
             return;
           }
           if (cmd.type === 'error') {
-            fail(new WeirError('sink.pulsar.auth_failed', `Pulsar at ${address} refused the connection: ${cmd.error}: ${cmd.message}`, { retriable: false, cause: { serverError: cmd.error } }));
+            fail(new WeirError('sink.pulsar.auth_failed', `Pulsar at ${address} refused the connection: ${cmd.error}: ${cmd.message}`, { cause: { serverError: cmd.error } }));
             return;
           }
         }
@@ -115,20 +115,20 @@ export class PulsarConnection {
 
   private attach(keepAliveMs: number): void {
     this.socket.on('data', (chunk: Buffer) => {
-      let frames;
+      let frames: ReturnType<typeof this.reader.push>;
       try {
         frames = this.reader.push(chunk);
       } catch (err) {
-        this.destroy(new WeirError('sink.pulsar.protocol_error', (err as Error).message, { retriable: true }));
+        this.destroy(new WeirError('sink.pulsar.protocol_error', (err as Error).message));
         return;
       }
       for (const f of frames) this.dispatch(decodeCommand(f.command));
     });
-    this.socket.on('error', (err) => this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} failed: ${err.message}`, { retriable: true, cause: err })));
-    this.socket.on('close', () => this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} closed`, { retriable: true })));
+    this.socket.on('error', (err) => this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} failed: ${err.message}`, { cause: err })));
+    this.socket.on('close', () => this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} closed`)));
     this.keepAlive = setInterval(() => {
       if (!this.sawPong) {
-        this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar broker ${this.address} did not answer PING`, { retriable: true }));
+        this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar broker ${this.address} did not answer PING`));
         return;
       }
       this.sawPong = false;
@@ -150,12 +150,12 @@ export class PulsarConnection {
         return;
       case 'send_error':
         this.producers.get(cmd.producerId)?.onSendError(cmd.sequenceId, new WeirError(
-          `sink.pulsar.send_error`, `Pulsar SEND_ERROR ${cmd.error}: ${cmd.message}`, { retriable: true }));
+          'sink.pulsar.send_error', `Pulsar SEND_ERROR ${cmd.error}: ${cmd.message}`));
         return;
       case 'close_producer': {
         const p = this.producers.get(cmd.producerId);
         this.producers.delete(cmd.producerId);
-        p?.onClosed(new WeirError('sink.pulsar.producer_closed', 'the broker closed the producer (topic moved or unloaded)', { retriable: true }));
+        p?.onClosed(new WeirError('sink.pulsar.producer_closed', 'the broker closed the producer (topic moved or unloaded)'));
         return;
       }
       case 'other':
@@ -205,7 +205,7 @@ export class PulsarConnection {
     return new Promise<Reply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(requestId);
-        reject(new WeirError('sink.pulsar.request_timeout', `${what}: no answer from ${this.address} within ${timeoutMs} ms`, { retriable: true }));
+        reject(new WeirError('sink.pulsar.request_timeout', `${what}: no answer from ${this.address} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiters.set(requestId, { resolve, reject, timer });
       this.write(simpleFrame(build(requestId)));
@@ -223,7 +223,7 @@ export class PulsarConnection {
   }
 
   /** Closes the socket and fails every waiter and producer with `err`. */
-  destroy(err: WeirError = new WeirError('sink.pulsar.closed', 'Pulsar connection closed by weir', { retriable: true })): void {
+  destroy(err: WeirError = new WeirError('sink.pulsar.closed', 'Pulsar connection closed by weir')): void {
     if (this.closedError) return;
     this.closedError = err;
     if (this.keepAlive) clearInterval(this.keepAlive);

@@ -3,6 +3,7 @@
 // settles each message when the broker's SEND_RECEIPT for its batch arrives. A lost connection
 // fails every batch in flight with a retriable error; the next flush re-creates the producer.
 import { WeirError } from '../../../errors.js';
+import { serverError } from '../classify.js';
 import { encodeCloseProducer, encodeProducer, encodeSend } from './commands.js';
 import { compressAsync, compressionCode, type ProtocolCompression } from './compression.js';
 import type { PulsarConnection, ProducerListener } from './connection.js';
@@ -74,10 +75,7 @@ export class PartitionProducer implements ProducerListener {
     if (reply.type !== 'producer_success') {
       conn.unregisterProducer(id);
       const e = reply.type === 'error' ? reply : { error: 'UnexpectedReply', message: reply.type };
-      throw new WeirError(`sink.pulsar.producer_failed`, `cannot create a producer on ${this.topic}: ${e.error}: ${e.message}`, {
-        retriable: !['AuthenticationError', 'AuthorizationError', 'InvalidTopicName', 'TopicTerminatedError', 'NotAllowedError'].includes(e.error),
-        cause: { serverError: e.error },
-      });
+      throw serverError('sink.pulsar.producer_failed', `cannot create a producer on ${this.topic}: ${e.error}: ${e.message}`, e.error);
     }
     this.conn = conn;
     this.producerId = id;
@@ -86,7 +84,7 @@ export class PartitionProducer implements ProducerListener {
 
   /** Queues one message; `done` is called when the broker has stored it, or with why not. */
   send(msg: SingleMessage, done: SendDone): void {
-    if (this.closing) return done(new WeirError('sink.pulsar.closed', 'producer closed', { retriable: true }));
+    if (this.closing) return done(new WeirError('sink.pulsar.closed', 'producer closed'));
     // A batch stays within max_bytes unless one message alone is larger, so a batch of
     // messages that each fit never outgrows the broker's frame limit.
     if (this.queue.length > 0 && this.queueBytes + msg.payload.length > this.opts.maxBytes) this.flush();
@@ -122,7 +120,7 @@ export class PartitionProducer implements ProducerListener {
         // being dropped from every list by a TypeError and never settling.
         const conn = this.conn;
         if (!conn || conn.closed) {
-          const err = new WeirError('sink.pulsar.connection_lost', `Pulsar connection for ${this.topic} lost before the batch was sent`, { retriable: true });
+          const err = new WeirError('sink.pulsar.connection_lost', `Pulsar connection for ${this.topic} lost before the batch was sent`);
           for (const b of batches) for (const p of b) p.done(err);
           return;
         }
@@ -149,7 +147,7 @@ export class PartitionProducer implements ProducerListener {
     this.sequenceId = last + 1;
     const raw = encodeBatch(items.map((p) => p.msg), first);
     const timer = setTimeout(() => {
-      conn.destroy(new WeirError('sink.pulsar.send_timeout', `no send receipt from ${conn.address} for ${this.topic} within ${this.opts.sendTimeoutMs} ms`, { retriable: true }));
+      conn.destroy(new WeirError('sink.pulsar.send_timeout', `no send receipt from ${conn.address} for ${this.topic} within ${this.opts.sendTimeoutMs} ms`));
     }, this.opts.sendTimeoutMs);
     const entry: InFlight = { items, timer };
     this.inflight.set(first, entry);
@@ -226,7 +224,7 @@ export class PartitionProducer implements ProducerListener {
     this.closing = true;
     const conn = this.conn;
     this.conn = undefined;
-    this.failInflight(new WeirError('sink.pulsar.closed', 'producer closed before its receipt arrived', { retriable: true }));
+    this.failInflight(new WeirError('sink.pulsar.closed', 'producer closed before its receipt arrived'));
     if (!conn || conn.closed) return;
     conn.unregisterProducer(this.producerId);
     await conn.request((rid) => encodeCloseProducer(this.producerId, rid), Math.min(timeoutMs, 5_000), 'close producer').catch(() => undefined);

@@ -1,10 +1,19 @@
-// The unacked QoS 1 messages of one connection, in arrival order. A message settles whenever its
-// outputs are durable, in any order; PUBACKs leave in arrival order (MQTT 3.1.1 §4.6 requires it,
-// and brokers count on it), so a settled message waits for the ones before it. The window is also
-// the bound on what weir holds from the connection (max_unacked): messages that need no ack to
-// wait (QoS 0, `ack: on_receive`) count against it too until their outputs are durable, so a slow
-// or stopped sink pauses reading in every mode instead of filling memory.
+// The ack path, in one place. A message is admitted to its connection's window (AckWindow.admit),
+// which decides what settling it means: a PUBACK owed in arrival order, or (QoS 0, `ack:
+// on_receive`) only a place given back. The pipeline hands each message a Settlement, which
+// counts what the message produced that is not durable yet (one hold per action output and per
+// dead letter) and settles the message when the last of them is stored or dead-lettered; the
+// window then writes the PUBACKs that are in order, together, once the synchronous run ends.
+//
+// The window holds the unacked QoS 1 messages of one connection, in arrival order. A message
+// settles whenever its outputs are durable, in any order; PUBACKs leave in arrival order (MQTT
+// 3.1.1 §4.6 requires it, and brokers count on it), so a settled message waits for the ones before
+// it. The window is also the bound on what weir holds from the connection (max_unacked): messages
+// that need no ack to wait (QoS 0, `ack: on_receive`) count against it too until their outputs are
+// durable, so a slow or stopped sink pauses reading in every mode instead of filling memory.
 import type { Socket } from 'node:net';
+import type { RuleCounters } from '../metrics/names.js';
+import type { DeadLetter } from '../sinks/types.js';
 
 export interface Slot {
   readonly messageId: number;
@@ -47,6 +56,20 @@ export class AckWindow {
   /** Below the low-water mark: reading may resume (hysteresis avoids pausing on every message). */
   get hasRoom(): boolean {
     return this.held <= this.max / 2;
+  }
+
+  /**
+   * Takes a received message in and returns what settles it, to be called once its outputs are
+   * durable: its PUBACK in turn (QoS 1 with `ack: after_store`), or, for a message acked now
+   * (`ack: on_receive`) or never (QoS 0), the release of its place in the window.
+   */
+  admit(qos: 0 | 1 | 2, messageId: number | undefined, ackOnReceive: boolean): () => void {
+    if (qos === 0 || ackOnReceive) {
+      if (qos !== 0) this.ackNow(messageId!, qos);
+      return this.hold();
+    }
+    const slot = this.push(messageId!, qos);
+    return () => this.settle(slot);
   }
 
   /**
@@ -137,5 +160,82 @@ export class AckWindow {
   abandon(): number {
     this.dead = true;
     return this.size + this.immediate.length;
+  }
+}
+
+/** How an item ended. Every item ends exactly once. */
+export type Outcome = 'stored' | 'dead_lettered';
+
+/** The rule an item came from, as the one who waits for the item needs it (a SinkRunner's ActionHandle). */
+export interface RuleAction {
+  readonly ruleCounters: RuleCounters;
+}
+
+/** Whoever waits for an item: told exactly once how it ended, by which action, and its dead letter if it has one. */
+export interface ItemWaiter {
+  itemDone(outcome: Outcome, action: RuleAction, letter?: DeadLetter): void;
+}
+
+/**
+ * How a message ended, once everything it produced is durable. The ingest only needs to know that
+ * it ended (to PUBACK); `weir dlq replay` needs how, to mark the letter it replayed.
+ */
+export interface MessageOutcome {
+  /** Outputs stored by a sink. */
+  readonly stored: number;
+  /** The dead letters written for it (a rule that failed on it, an output a sink refused), each durable. */
+  readonly letters: readonly DeadLetter[];
+}
+
+/** Called once per message, when everything it produced is stored or dead-lettered. */
+export type Settle = (outcome: MessageOutcome) => void;
+
+const NO_LETTERS: readonly DeadLetter[] = Object.freeze([]);
+
+/** The outcome of a message no rule reads. */
+export const NOTHING: MessageOutcome = Object.freeze({ stored: 0, letters: NO_LETTERS });
+
+/**
+ * One message on its way: counts what it produced that is not durable yet, and settles (PUBACKs)
+ * the message when the last of it is. One object per message rather than a closure per rule and
+ * per action: a message lives until its batches commit, and what it holds is what the garbage
+ * collector copies (measured: 1.3 KB held per message in flight, a quarter of it closures). It is
+ * also the outcome handed to `settle`, so reporting how the message ended allocates nothing.
+ */
+export class Settlement implements ItemWaiter, MessageOutcome {
+  private pending = 1;
+  stored = 0;
+  /** Allocated only for a message that has a dead letter (rare). */
+  private dead: DeadLetter[] | undefined;
+
+  constructor(private readonly settle: Settle) {}
+
+  get letters(): readonly DeadLetter[] {
+    return this.dead ?? NO_LETTERS;
+  }
+
+  hold(): void {
+    this.pending++;
+  }
+
+  release(): void {
+    if (--this.pending === 0) this.settle(this);
+  }
+
+  /** A dead letter of this message is durable. */
+  deadLettered(letter: DeadLetter): void {
+    (this.dead ??= []).push(letter);
+  }
+
+  itemDone(outcome: Outcome, action: RuleAction, letter?: DeadLetter): void {
+    const c = action.ruleCounters;
+    if (outcome === 'stored') {
+      this.stored++;
+      c.actionsSuccess.inc();
+    } else {
+      c.actionsFailed.inc();
+      if (letter) this.deadLettered(letter);
+    }
+    this.release();
   }
 }

@@ -1,12 +1,13 @@
-// N MQTT connections in one share group, each subscribed to $share/<group>/<filter> for every
-// filter the rules read. Messages go to the pipeline; their PUBACKs wait for its settle (or go out
+// weir's side of the broker: N MQTT connections in one share group, each subscribed to
+// $share/<group>/<filter> for every filter the rules read (one message's path starts in one of
+// them, mqtt-session.ts). Messages go to the pipeline; their PUBACKs wait for its settle (or go out
 // at once with `ack: on_receive`, the session still holding the message until it settles).
 import type { BrokerConfig } from '../config/schema.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/names.js';
 import { MqttSession, type MessageHandler, type SessionMode } from './mqtt-session.js';
 
-export class Ingest {
+export class BrokerConnections {
   readonly sessions: MqttSession[] = [];
 
   constructor(
