@@ -30,13 +30,12 @@ function subbits(bits: unknown, a: unknown, b?: unknown, type?: unknown, sign?: 
   if (n > 4096) throw new RuleEvalError('rule.limit', 'subbits: more than 4096 bits');
   let v = readBits(buf, begin, n);
   if (t === 'bits') return bitsOf(v, n);
-  if (little && n % 8 === 0) {
-    let r = 0n;
-    for (let i = 0; i < n / 8; i++) {
-      r = (r << 8n) | (v & 0xffn);
-      v >>= 8n;
-    }
-    v = r;
+  if (little) {
+    // Erlang's little-endian field: whole bytes least significant first, then the bits left over
+    // (n mod 8) as the most significant part: <<16#BC, 16#A:4>> read as 12 bits is 16#ABC.
+    const full = Math.floor(n / 8);
+    v = readBits(buf, begin + full * 8, n % 8);
+    for (let i = full - 1; i >= 0; i--) v = (v << 8n) | readBits(buf, begin + i * 8, 8);
   }
   if (t === 'float') {
     const bytes = Buffer.alloc(8);
@@ -91,6 +90,8 @@ export const BITS_FUNCTIONS: FunctionSpec[] = [
       { call: "subbits('abc', 9, 16, 'integer', 'signed', 'big')", result: 25187 },
       { call: "subbits('abc', 9, 16, 'integer', 'signed', 'little')", result: 25442 },
       { call: "subbits(hexstr2bin('FF'), 1, 8, 'integer', 'signed')", result: -1 },
+      { call: "subbits(hexstr2bin('BCA0'), 1, 12, 'integer', 'unsigned', 'little')", result: 0xabc },
+      { call: "subbits(hexstr2bin('BC80'), 1, 12, 'integer', 'signed', 'little')", result: -1860 },
       { call: "subbits(hexstr2bin('3FF0000000000000'), 1, 64, 'float')", result: 1 },
       { call: "subbits('a', 9, 8)", result: undefined },
       { call: "bin2hexstr(subbits(hexstr2bin('9F4E58'), 1, 6, 'bits'))", result: '27' },

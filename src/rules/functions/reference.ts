@@ -13,7 +13,7 @@ export const DIFFERENCES: Readonly<Record<string, string>> = {
   substr: 'Code points, 0-based start (as EMQX behaves; some EMQX docs say 1-based).',
   reverse: 'Reverses code points, not grapheme clusters.',
   sprintf: 'A subset of io_lib:format: ~s ~p ~w ~B ~b ~f ~e ~g ~c ~x ~X ~n ~i ~~ with width, precision and the t and l modifiers (~ts); ~p prints strings without <<"">>.',
-  subbits: "Little-endian fields that are not whole bytes are read big-endian. A 'bits' result that is not whole bytes is a bitstring: bitsize, subbits and bin2hexstr see its exact size, other functions its bytes padded with zero bits.",
+  subbits: "A 'bits' result that is not whole bytes is a bitstring: bitsize, subbits and bin2hexstr see its exact size, other functions its bytes padded with zero bits.",
   now_timestamp: "'nanosecond' epochs exceed 2^53 and lose precision as JS numbers; 'microsecond' too after 2255.",
   format_date: "'local' is the offset of the host weir runs on, as in EMQX.",
   regex_match: 'JavaScript RegExp (u flag) instead of PCRE: the common syntax is the same; a leading (?i)/(?m)/(?s) becomes a flag.',
