@@ -44,6 +44,7 @@ test('a jq error fails the evaluation with jq\'s message', () => {
     [`SELECT jq('error("boom")', payload) AS r FROM "t/#"`, 'rule.jq_failed', 'boom'],
     [`SELECT jq('.', 'not json') AS r FROM "t/#"`, 'rule.jq_failed', ''],
     [`SELECT jq(1, payload) AS r FROM "t/#"`, 'rule.type_error', ''],
+    [`SELECT jq('[range(700000)]', payload) AS r FROM "t/#"`, 'rule.limit', 'exceeds'],
   ] as const) {
     assert.throws(() => run(sql), (e: unknown) => e instanceof RuleEvalError && e.code === code && e.message.includes(text), sql);
   }

@@ -24,7 +24,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { RuleEvalError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { isBinary, text, toJson } from '../values.js';
-import { needInt, needStr } from './args.js';
+import { checkSize, needInt, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 
 /** The worker: loads jq-web, then answers each request on its port and raises the done flag. */
@@ -182,6 +182,8 @@ export function jq(filter: unknown, value: unknown, timeout?: unknown): unknown[
     }
     throw err;
   }
+  // Bounded as any function's result (a filter such as [range(1e7)] stops here, not in the sink).
+  checkSize('jq', out.length);
   const results: unknown[] = [];
   for (const line of out.split('\n')) if (line !== '') results.push(JSON.parse(line));
   return results;
