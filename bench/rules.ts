@@ -1,8 +1,9 @@
 // Rule engine benchmark (npm run bench -- rules): evaluations per second on one core for
 // (a) SELECT *, (b) a 5-field projection with a numeric WHERE over a ~200 B JSON payload — with
 // the payload already decoded and with the decode included — and (c) a FOREACH over a
-// 10-element array with DO and INCASE; each beside JSONata evaluating the equivalent expression.
-// Writes bench/results/rules.json.
+// 10-element array with DO and INCASE; each beside JSONata evaluating the equivalent expression;
+// and (d) the projection written with jq() beside the SQL one, with the time from compiling the
+// jq rule to its first result (worker and WebAssembly start-up). Writes bench/results/rules.json.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import jsonata from 'jsonata';
@@ -29,8 +30,7 @@ function event(payload: string): RuleEvent {
  * is shared: the best window is the least disturbed one, and the CPU-time rate is what one core
  * would do if it were ours alone.
  */
-async function rate(fn: () => unknown | Promise<unknown>, ms: number, isAsync: boolean): Promise<{ wall: number; cpu: number }> {
-  const batch = isAsync ? 200 : 5_000;
+async function rate(fn: () => unknown | Promise<unknown>, ms: number, isAsync: boolean, batch = isAsync ? 200 : 5_000): Promise<{ wall: number; cpu: number }> {
   const warmEnd = performance.now() + Math.min(300, ms / 3);
   while (performance.now() < warmEnd) for (let i = 0; i < batch; i++) isAsync ? await fn() : fn();
   const best = { wall: 0, cpu: 0 };
@@ -85,6 +85,31 @@ async function runCase(sql: string, expr: string, payload: string, decoded: bool
   };
 }
 
+interface JqCaseResult {
+  sql: string;
+  jq_sql: string;
+  sql_evals_per_s: number;
+  jq_evals_per_s: number;
+  jq_evals_per_cpu_s: number;
+  jq_first_eval_ms: number;
+}
+
+/** The same projection in SQL and through jq(), over the decoded payload. */
+async function runJqCase(sql: string, jqSql: string, payload: string, ms: number): Promise<JqCaseResult> {
+  const ctx = createMessageContext(event(payload));
+  ctx.decodedPayload();
+  const t0 = performance.now();
+  const jqRule = compileSql(jqSql);
+  const first = jqRule.evaluate(ctx, 'bench');
+  const firstMs = performance.now() - t0;
+  if (first instanceof Promise || !first.matched) throw new Error(`bench rule did not match synchronously: ${jqSql}`);
+  const sqlRule = compileSql(sql);
+  const sqlRate = await rate(() => sqlRule.evaluate(ctx, 'bench'), ms, false);
+  // jq takes milliseconds a call: small batches, so a window ends near its time.
+  const jqRate = await rate(() => jqRule.evaluate(ctx, 'bench'), ms, false, 20);
+  return { sql, jq_sql: jqSql, sql_evals_per_s: sqlRate.wall, jq_evals_per_s: jqRate.wall, jq_evals_per_cpu_s: jqRate.cpu, jq_first_eval_ms: Math.round(firstMs) };
+}
+
 export async function benchRules(opts: { ms?: number; write?: boolean } = {}): Promise<object> {
   const ms = opts.ms ?? 2_000;
   const from = 'FROM "sensors/+/telemetry"';
@@ -102,6 +127,12 @@ export async function benchRules(opts: { ms?: number; write?: boolean } = {}): P
       ms,
     ),
   };
+  const jqCase = await runJqCase(
+    `SELECT payload.device AS device, payload.temp AS temp, payload.hum AS hum, payload.battery AS battery ${from}`,
+    `SELECT first(jq('{device, temp, hum, battery}', payload)) AS r ${from}`,
+    PAYLOAD_B,
+    ms,
+  );
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
   const result = {
     benchmark: 'rules',
@@ -115,6 +146,7 @@ export async function benchRules(opts: { ms?: number; write?: boolean } = {}): P
     load_average_1m: Number(loadavg()[0]?.toFixed(2)),
     target_b_decoded_evals_per_s: 1_000_000,
     cases,
+    d_jq_projection: jqCase,
   };
   if (opts.write !== false) {
     const dir = new URL('./results/', import.meta.url);
@@ -124,5 +156,6 @@ export async function benchRules(opts: { ms?: number; write?: boolean } = {}): P
   for (const [name, c] of Object.entries(cases)) {
     console.log(`${name.padEnd(32)} sql ${String(c.sql_evals_per_s).padStart(9)}/s (${String(c.sql_evals_per_cpu_s).padStart(9)}/cpu-s)   jsonata ${String(c.jsonata_evals_per_s).padStart(7)}/s (${String(c.jsonata_evals_per_cpu_s).padStart(7)}/cpu-s)`);
   }
+  console.log(`${'d_jq_projection'.padEnd(32)} sql ${String(jqCase.sql_evals_per_s).padStart(9)}/s   jq ${String(jqCase.jq_evals_per_s).padStart(7)}/s (${String(jqCase.jq_evals_per_cpu_s).padStart(7)}/cpu-s), first jq result ${jqCase.jq_first_eval_ms} ms after compile`);
   return result;
 }

@@ -101,6 +101,8 @@ export const RULE_EVAL_CODES = {
   'rule.payload_not_json': { class: 'reject', meaning: '`payload.x` on a payload that is not JSON', action: SEE_LETTER },
   'rule.limit': { class: 'reject', meaning: 'an evaluation limit was reached (outputs, time, depth)', action: SEE_LETTER },
   'rule.jsonata_failed': { class: 'reject', meaning: 'a JSONata expression failed on this message', action: SEE_LETTER },
+  'rule.jq_failed': { class: 'reject', meaning: 'a jq filter failed on this message (a jq error, a syntax error, input that is not JSON, or jq-web missing)', action: SEE_LETTER },
+  'rule.jq_timeout': { class: 'reject', meaning: "a jq filter ran past its timeout (10 s, or jq()'s third argument); its worker is replaced", action: 'bound the filter, or give jq() a timeout that fits; while it runs the process waits' },
   'rule.jsonata_result': { class: 'reject', meaning: 'a JSONata rule gave something other than an object or array of objects', action: SEE_LETTER },
 } as const satisfies Record<string, ErrorInfo>;
 

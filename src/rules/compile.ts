@@ -69,6 +69,13 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
     usesAsync: false,
     payloadPaths: new Set(),
   };
+  // A function with a start-up step (jq's WebAssembly worker) takes it now, before the rule's
+  // first message, and only for a rule that calls it.
+  forEachStatementExpr(st, function prepare(e) {
+    if (e === undefined) return;
+    if (e.kind === 'call') registry.get(e.name)?.prepare?.();
+    forEachChild(e, prepare);
+  });
   const filters = st.from.map((f) => f.filter);
   const matchers = filters.map(compileTopicFilter);
   const fromMatches = matchers.length === 1 ? matchers[0]! : (topic: string) => matchers.some((m) => m(topic));

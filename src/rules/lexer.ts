@@ -110,6 +110,11 @@ function scanString(sql: string, i: number, quote: number): { text: string; end:
   let chunk = j;
   while (j < n) {
     const c = sql.charCodeAt(j);
+    // '\\' is two backslashes kept as written; the second one escapes nothing ('\\' ends there).
+    if (c === 92 && sql.charCodeAt(j + 1) === 92) {
+      j += 2;
+      continue;
+    }
     if (c === 92 && sql.charCodeAt(j + 1) === quote) {
       out += sql.slice(chunk, j) + String.fromCharCode(quote);
       j += 2;

@@ -17,6 +17,10 @@ export const LIMITS = {
   maxForeachOutputs: 100_000,
   /** Longest JSONata evaluation, in milliseconds (JSONata is the only unbounded evaluator). */
   jsonataTimeoutMs: 1_000,
+  /** jq()'s timeout when the rule gives none: EMQX's rule_engine.jq_function_default_timeout. */
+  jqTimeoutMs: 10_000,
+  /** Longest wait for jq's WebAssembly worker to start, not charged to a call's timeout. */
+  jqLoadTimeoutMs: 30_000,
   /** Deepest recursion JSONata may reach. */
   jsonataMaxDepth: 200,
 } as const;

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadRuleFile } from '../../src/config/load.js';
+import { loadRuleFile, type RuleConfig } from '../../src/config/load.js';
 import type { ConfigError } from '../../src/errors.js';
-import { compileSql } from '../../src/rules/index.js';
+import { compileSql, createMessageContext } from '../../src/rules/index.js';
 import { functionReference } from '../../src/rules/functions/reference.js';
 import { tempDir } from '../harness/process.js';
 
@@ -19,16 +19,29 @@ test('docs/rule-functions.md is generated from the registry', () => {
   assert.equal(current, functionReference(), 'docs/rule-functions.md is stale: regenerate it (see the command at its top)');
 });
 
-test("docs/rules.md's JSONata example is a rule weir loads (from:, not filters:)", () => {
+/** The first yaml block under a heading of docs/rules.md, loaded as a rule file without errors. */
+function loadDocExample(heading: string): RuleConfig | undefined {
   const doc = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8');
-  const section = doc.slice(doc.indexOf('## JSONata rules'));
+  const section = doc.slice(doc.indexOf(heading));
   const example = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
   const file = join(tempDir('rules-doc'), 'example.yaml');
   writeFileSync(file, example);
   const errors: ConfigError[] = [];
   const rule = loadRuleFile(file, new Map(), errors);
   assert.deepEqual(errors.map((e) => e.message), []);
+  return rule;
+}
+
+test("docs/rules.md's JSONata example is a rule weir loads (from:, not filters:)", () => {
+  const rule = loadDocExample('## JSONata rules');
   assert.deepEqual(rule!.compiled.filters, ['sensors/+/telemetry']);
+});
+
+test("docs/rules.md's jq example is a rule weir loads, and gives what the text says", () => {
+  const rule = loadDocExample('## jq');
+  const out = rule!.compiled.evaluate(createMessageContext({ topic: 'sensors/1/telemetry', payload: '{"dev":"d1","temp":21.46}' }), 'jq_projection');
+  assert.deepEqual(out, { matched: true, outputs: [{ r: { id: 'd1', t: 215 } }] });
+  assert.deepEqual(compileSql(`SELECT jq('.a[] | {v: .}', payload) AS r FROM "t"`).evaluate(createMessageContext({ topic: 't', payload: '{"a": [1, 2]}' }), 'r'), { matched: true, outputs: [{ r: [{ v: 1 }, { v: 2 }] }] });
 });
 
 test('getenv says what is true: rule files are not interpolated, weir.yaml is', () => {

@@ -39,7 +39,7 @@ const CASES: Record<string, [string, unknown][]> = {
     ["format_date('second', 3600, '%Y %::z', 0)", '1970 +01:00:00'], ["format_date('day', 'Z', '%Y', 0)", ERR], ["date_to_unix_ts('millisecond', '%Y-%m-%dT%H:%M:%S.%3N%z', '2020-01-01T00:00:00.250+0100')", 1577833200250],
     ["now_timestamp('fortnight')", ERR],
   ],
-  misc: [['coalesce(payload.n, payload.nope)', undefined], ["coalesce_ne(payload.nope, '', 0)", 0], ['eq(payload.a, json_decode(\'{"b":2}\'))', true]],
+  misc: [['coalesce(payload.n, payload.nope)', null], ['coalesce(payload.nope, payload.nope)', undefined], ["coalesce_ne(payload.nope, '', 0)", 0], ['eq(payload.a, json_decode(\'{"b":2}\'))', true]],
 };
 
 for (const [family, cases] of Object.entries(CASES)) {

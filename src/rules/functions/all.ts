@@ -4,6 +4,7 @@ import { BITS_FUNCTIONS } from './bits.js';
 import { COMPRESS_FUNCTIONS } from './compress.js';
 import { ENCODE_FUNCTIONS } from './encode.js';
 import { HASH_FUNCTIONS } from './hash.js';
+import { JQ_FUNCTIONS } from './jq.js';
 import { MAP_FUNCTIONS } from './map.js';
 import { MATH_FUNCTIONS } from './math.js';
 import { MESSAGE_FUNCTIONS } from './message.js';
@@ -28,4 +29,5 @@ export const FUNCTIONS = new FunctionRegistry([
   ...COMPRESS_FUNCTIONS,
   ...TIME_FUNCTIONS,
   ...MISC_FUNCTIONS,
+  ...JQ_FUNCTIONS,
 ]);

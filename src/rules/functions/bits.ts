@@ -2,6 +2,7 @@
 // subbits: a field of bits read from a byte string as an integer, a float or bits.
 import { RuleEvalError } from '../errors.js';
 import { needBytes, needInt, needOption } from './args.js';
+import { bitsOf, bitSizeOf, readBits } from './bitstring.js';
 import { def, type FunctionSpec } from './registry.js';
 
 const MAX_SHIFT = 1024;
@@ -14,17 +15,6 @@ function num(b: bigint): number {
   return Number(b);
 }
 
-/** Reads `len` bits from `buf` starting at bit `start` (0-based), most significant first. */
-function readBits(buf: Buffer, start: number, len: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < len; i++) {
-    const bit = start + i;
-    const byte = buf[bit >> 3] as number;
-    v = (v << 1n) | BigInt((byte >> (7 - (bit & 7))) & 1);
-  }
-  return v;
-}
-
 function subbits(bits: unknown, a: unknown, b?: unknown, type?: unknown, sign?: unknown, endian?: unknown): unknown {
   const buf = needBytes('subbits', bits);
   const [start, len] = b === undefined ? [1, needInt('subbits', a)] : [needInt('subbits', a), needInt('subbits', b)];
@@ -32,29 +22,20 @@ function subbits(bits: unknown, a: unknown, b?: unknown, type?: unknown, sign?: 
   const signed = (sign === undefined ? 'unsigned' : needOption('subbits', sign, ['unsigned', 'signed'] as const)) === 'signed';
   const little = (endian === undefined ? 'big' : needOption('subbits', endian, ['big', 'little'] as const)) === 'little';
   if (start < 1 || len < 0) throw new RuleEvalError('rule.bad_argument', 'subbits: start must be at least 1 and length not negative');
-  const total = buf.length * 8;
+  const total = bitSizeOf(bits instanceof Uint8Array ? bits : buf);
   const begin = start - 1;
   if (begin >= total) return undefined;
   // Fewer bits left than asked for: EMQX takes what remains.
   const n = Math.min(len, total - begin);
   if (n > 4096) throw new RuleEvalError('rule.limit', 'subbits: more than 4096 bits');
   let v = readBits(buf, begin, n);
-  if (t === 'bits') {
-    if (n % 8 !== 0) throw new RuleEvalError('rule.bad_argument', 'subbits: bits that are not whole bytes cannot be represented');
-    const out = Buffer.alloc(n / 8);
-    for (let i = out.length - 1; i >= 0; i--) {
-      out[i] = Number(v & 0xffn);
-      v >>= 8n;
-    }
-    return out;
-  }
-  if (little && n % 8 === 0) {
-    let r = 0n;
-    for (let i = 0; i < n / 8; i++) {
-      r = (r << 8n) | (v & 0xffn);
-      v >>= 8n;
-    }
-    v = r;
+  if (t === 'bits') return bitsOf(v, n);
+  if (little) {
+    // Erlang's little-endian field: whole bytes least significant first, then the bits left over
+    // (n mod 8) as the most significant part: <<16#BC, 16#A:4>> read as 12 bits is 16#ABC.
+    const full = Math.floor(n / 8);
+    v = readBits(buf, begin + full * 8, n % 8);
+    for (let i = full - 1; i >= 0; i--) v = (v << 8n) | readBits(buf, begin + i * 8, 8);
   }
   if (t === 'float') {
     const bytes = Buffer.alloc(8);
@@ -97,7 +78,9 @@ export const BITS_FUNCTIONS: FunctionSpec[] = [
     if (Math.abs(n) > MAX_SHIFT) throw new RuleEvalError('rule.limit', `bitsr: shift larger than ${MAX_SHIFT}`);
     return num(n >= 0 ? big('bitsr', x) >> BigInt(n) : big('bitsr', x) << BigInt(-n));
   }, { examples: [{ call: 'bitsr(-16, 2)', result: -4 }] }),
-  ...def('bits', 'bitsize(binary): int', 'Size in bits.', (b: unknown) => needBytes('bitsize', b).length * 8, { examples: [{ call: "bitsize('abc')", result: 24 }] }),
+  ...def('bits', 'bitsize(binary): int', 'Size in bits.', (b: unknown) => bitSizeOf(b instanceof Uint8Array ? b : needBytes('bitsize', b)), {
+    examples: [{ call: "bitsize('abc')", result: 24 }, { call: "bitsize(subbits(hexstr2bin('FF'), 1, 4, 'bits'))", result: 4 }],
+  }),
   ...def('bits', 'bytesize(binary): int', 'Size in bytes.', (b: unknown) => needBytes('bytesize', b).length, { examples: [{ call: "bytesize('héllo')", result: 6 }] }),
   ...def('bits', 'subbits(binary, int, int?, string?, string?, string?): any', "Bits from a 1-based bit offset: subbits(b, len), subbits(b, start, len[, 'integer'|'float'|'bits'[, 'unsigned'|'signed'[, 'big'|'little']]]).", subbits, {
     examples: [
@@ -107,8 +90,11 @@ export const BITS_FUNCTIONS: FunctionSpec[] = [
       { call: "subbits('abc', 9, 16, 'integer', 'signed', 'big')", result: 25187 },
       { call: "subbits('abc', 9, 16, 'integer', 'signed', 'little')", result: 25442 },
       { call: "subbits(hexstr2bin('FF'), 1, 8, 'integer', 'signed')", result: -1 },
+      { call: "subbits(hexstr2bin('BCA0'), 1, 12, 'integer', 'unsigned', 'little')", result: 0xabc },
+      { call: "subbits(hexstr2bin('BC80'), 1, 12, 'integer', 'signed', 'little')", result: -1860 },
       { call: "subbits(hexstr2bin('3FF0000000000000'), 1, 64, 'float')", result: 1 },
       { call: "subbits('a', 9, 8)", result: undefined },
+      { call: "bin2hexstr(subbits(hexstr2bin('9F4E58'), 1, 6, 'bits'))", result: '27' },
     ],
   }),
 ];

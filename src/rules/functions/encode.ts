@@ -5,6 +5,7 @@ import { toJsonValue } from '../json-out.js';
 import { parseJson } from '../json-floats.js';
 import { toJson } from '../values.js';
 import { checkSize, needBytes, needStr } from './args.js';
+import { hexOfBits } from './bitstring.js';
 import { def, type FunctionSpec } from './registry.js';
 import { payloadText } from '../context.js';
 
@@ -39,11 +40,23 @@ function base64Decode(data: unknown, o1?: unknown, o2?: unknown): string | Buffe
   return payloadText(Buffer.from(s, 'base64'));
 }
 
-function hexToBin(v: unknown): string | Buffer {
+function hexToBin(v: unknown, prefix?: unknown): string | Buffer {
   let s = needStr('hexstr2bin', v);
+  if (prefix !== undefined) {
+    // EMQX compares the prefix byte for byte, case included, and fails when it is not there.
+    const p = needStr('hexstr2bin', prefix);
+    if (!s.startsWith(p)) throw new RuleEvalError('rule.bad_argument', `hexstr2bin: ${JSON.stringify(s)} does not start with the prefix ${JSON.stringify(p)}`);
+    s = s.slice(p.length);
+  }
   if (!/^[0-9a-fA-F]*$/.test(s)) throw new RuleEvalError('rule.bad_argument', 'hexstr2bin: not a hex string');
   if (s.length % 2 === 1) s = `0${s}`;
   return payloadText(Buffer.from(s, 'hex'));
+}
+
+/** Upper-case hex of bytes (or of a bitstring, see hexOfBits), after an optional prefix. */
+function binToHex(v: unknown, prefix?: unknown): string {
+  const hex = hexOfBits(v instanceof Uint8Array ? v : needBytes('bin2hexstr', v));
+  return prefix === undefined ? hex : needStr('bin2hexstr', prefix) + hex;
 }
 
 export function jsonEncode(v: unknown): string {
@@ -68,11 +81,14 @@ export const ENCODE_FUNCTIONS: FunctionSpec[] = [
   ...def('encode', 'base64_decode(string, string?, string?): binary', "The bytes of a base64 string; options 'urlsafe' and 'no_padding'.", base64Decode, {
     examples: [{ call: "base64_decode('c29tZSB2YWw=')", result: 'some val' }, { call: "base64_decode('%%')", error: true }],
   }),
-  ...def('encode', 'bin2hexstr(binary): string', 'Upper-case hex of the bytes.', (v: unknown) => needBytes('bin2hexstr', v).toString('hex').toUpperCase(), {
-    examples: [{ call: "bin2hexstr('abc')", result: '616263' }],
+  ...def('encode', 'bin2hexstr(binary, string?): string', 'Upper-case hex of the bytes, after the prefix if one is given; a bitstring is padded in front to whole bytes.', binToHex, {
+    examples: [{ call: "bin2hexstr('abc')", result: '616263' }, { call: "bin2hexstr(hexstr2bin('0102'), '0x')", result: '0x0102' }],
   }),
-  ...def('encode', 'hexstr2bin(string): binary', 'The bytes a hex string spells (an odd length gets a leading 0).', hexToBin, {
-    examples: [{ call: "hexstr2bin('616263')", result: 'abc' }, { call: "hexstr2bin('zz')", error: true }],
+  ...def('encode', 'sqlserver_bin2hexstr(binary): string', 'Hex of the bytes with the 0x prefix SQL Server takes for binary literals.', (v: unknown) => binToHex(v, '0x'), {
+    examples: [{ call: "sqlserver_bin2hexstr(hexstr2bin('1121'))", result: '0x1121' }],
+  }),
+  ...def('encode', 'hexstr2bin(string, string?): binary', 'The bytes a hex string spells, after removing the given prefix (an error when it is absent); an odd length gets a leading 0.', hexToBin, {
+    examples: [{ call: "hexstr2bin('616263')", result: 'abc' }, { call: "hexstr2bin('zz')", error: true }, { call: "hexstr2bin('0x616263', '0x')", result: 'abc' }, { call: "hexstr2bin('616263', '0x')", error: true }],
   }),
   ...def('json', 'json_encode(any): string', 'JSON text of a value.', jsonEncode, { examples: [{ call: 'json_encode(json_decode(\'{ "a" : 1 }\'))', result: '{"a":1}' }] }),
   ...def('json', 'json_decode(string): any', 'The value of JSON text (invalid JSON is an error).', jsonDecode, { examples: [{ call: "json_decode('[1,2]')", result: [1, 2] }, { call: "json_decode('{')", error: true }] }),

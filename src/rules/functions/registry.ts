@@ -5,7 +5,7 @@ import type { Scope } from '../scope.js';
 
 export type Family =
   | 'message' | 'math' | 'type' | 'string' | 'map' | 'array' | 'hash' | 'encode' | 'bits'
-  | 'compress' | 'json' | 'time' | 'misc' | 'jsonata';
+  | 'compress' | 'json' | 'time' | 'misc' | 'jq' | 'jsonata';
 
 export interface Example {
   /** An SQL expression, evaluated as `SELECT <call> AS r FROM "#"` over the example event. */
@@ -33,6 +33,8 @@ export interface FunctionSpec {
   readonly volatile: boolean;
   /** Returns a Promise (jsonata): the rule becomes asynchronous. */
   readonly async: boolean;
+  /** Run when a rule calling the function is compiled (jq starts its WebAssembly worker then). */
+  readonly prepare: (() => void) | undefined;
   readonly examples: readonly Example[];
 }
 
@@ -40,6 +42,7 @@ export interface DefOptions {
   readonly scoped?: boolean;
   readonly volatile?: boolean;
   readonly async?: boolean;
+  readonly prepare?: () => void;
   readonly examples?: readonly Example[];
   /** Other names of the same function (EMQX keeps some for compatibility: mget, mput…). */
   readonly aliases?: readonly string[];
@@ -67,6 +70,7 @@ export function def(family: Family, signature: string, summary: string, fn: (...
     scoped: opts.scoped ?? false,
     volatile: opts.volatile ?? false,
     async: opts.async ?? false,
+    prepare: opts.prepare,
     examples: opts.examples ?? [],
   };
   const specs: FunctionSpec[] = [{ name, ...base }];

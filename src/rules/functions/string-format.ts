@@ -33,7 +33,9 @@ export function sprintf(format: string, args: readonly unknown[]): string {
       out += c;
       continue;
     }
-    const m = /^(-?\d+)?(?:\.(\d+))?([a-zA-Z~])/.exec(format.slice(i + 1));
+    // ~F.PmC: width, precision, then the modifier t (Unicode) or l (no lists as strings), which
+    // change nothing for weir's values: ~ts prints a UTF-8 string as ~s does.
+    const m = /^(-?\d+)?(?:\.(\d+))?[tl]?([a-zA-Z~])/.exec(format.slice(i + 1));
     if (!m) throw new RuleEvalError('rule.bad_argument', `sprintf: bad directive at ${i}`);
     i += m[0].length;
     const width = m[1] === undefined ? undefined : Number(m[1]);
@@ -91,7 +93,11 @@ export function unescape(s: string): string {
       continue;
     }
     const e = s[i + 1];
-    if (e === undefined) throw new RuleEvalError('rule.bad_argument', 'unescape: trailing backslash');
+    if (e === undefined) {
+      // A lone backslash at the end stays, as in EMQX (unescape('\\') is one backslash).
+      out += c;
+      continue;
+    }
     if (e === 'x') {
       const m = /^[0-9a-fA-F]+/.exec(s.slice(i + 2));
       if (!m) throw new RuleEvalError('rule.bad_argument', 'unescape: \\x needs hex digits');

@@ -98,6 +98,17 @@ function substr(s: unknown, start: unknown, len?: unknown): string {
   return cs.slice(b, b + n).join('');
 }
 
+/** string:trim(S, trailing, Chars): drop trailing characters that are any of `set`. */
+function rtrim(v: unknown, set?: unknown): string {
+  const s = needStr('rtrim', v);
+  if (set === undefined) return s.trimEnd();
+  const drop = new Set(chars(needStr('rtrim', set)));
+  const cs = chars(s);
+  let end = cs.length;
+  while (end > 0 && drop.has(cs[end - 1] as string)) end--;
+  return cs.slice(0, end).join('');
+}
+
 function concatList(list: unknown[]): string {
   let out = '';
   for (const v of list) out += toStr(v);
@@ -124,7 +135,14 @@ export const STRING_FUNCTIONS: FunctionSpec[] = [
   ...def('string', 'upper(string): string', 'Upper case.', s1('upper', (s) => s.toUpperCase()), { examples: [{ call: "upper('AbC')", result: 'ABC' }, { call: 'upper(payload.nope)', error: true }] }),
   ...def('string', 'trim(string): string', 'Remove leading and trailing white space.', s1('trim', (s) => s.trim()), { examples: [{ call: "trim(' hello  ')", result: 'hello' }] }),
   ...def('string', 'ltrim(string): string', 'Remove leading white space.', s1('ltrim', (s) => s.trimStart()), { examples: [{ call: "ltrim(' hello  ')", result: 'hello  ' }] }),
-  ...def('string', 'rtrim(string): string', 'Remove trailing white space.', s1('rtrim', (s) => s.trimEnd()), { examples: [{ call: "rtrim(' hello  ')", result: ' hello' }] }),
+  ...def('string', 'rtrim(string, string?): string', 'Remove trailing white space, or any of the given characters.', rtrim, {
+    examples: [{ call: "rtrim(' hello  ')", result: ' hello' }, { call: "rtrim('hello!!?', '!?')", result: 'hello' }],
+  }),
+  ...def('string', 'rm_prefix(string, string): string', 'The string without the prefix, or as it is when it does not start with it.', (v: unknown, p: unknown) => {
+    const s = needStr('rm_prefix', v);
+    const prefix = needStr('rm_prefix', p);
+    return s.startsWith(prefix) ? s.slice(prefix.length) : s;
+  }, { examples: [{ call: "rm_prefix('atom', 'a')", result: 'tom' }, { call: "rm_prefix('atom', 'x')", result: 'atom' }] }),
   ...def('string', 'reverse(string): string', 'The characters in reverse order.', s1('reverse', (s) => chars(s).reverse().join('')), { examples: [{ call: "reverse('hello')", result: 'olleh' }] }),
   ...def('string', 'strlen(string): int', 'Number of characters.', s1('strlen', (s) => chars(s).length), { examples: [{ call: "strlen('hello')", result: 5 }, { call: "strlen('héllo')", result: 5 }] }),
   ...def('string', 'substr(string, int, int?): string', 'Substring from a 0-based start, to the end or of the given length.', substr, {
@@ -145,7 +163,7 @@ export const STRING_FUNCTIONS: FunctionSpec[] = [
     examples: [{ call: "concat('a', 'b')", result: 'ab' }, { call: "concat(['a', 1, true])", result: 'a1true' }],
   }),
   ...def('string', 'sprintf(string, any?...): string', 'Erlang io_lib:format: ~s ~p ~w ~B ~f ~e ~g ~c ~x ~n ~~.', (f: unknown, ...args: unknown[]) => sprintf(needStr('sprintf', f), args), {
-    examples: [{ call: "sprintf('hello, ~s!', 'steve')", result: 'hello, steve!' }, { call: "sprintf('~p and ~.2f', 100, 3.14159)", result: '100 and 3.14' }],
+    examples: [{ call: "sprintf('hello, ~s!', 'steve')", result: 'hello, steve!' }, { call: "sprintf('Name: ~ts, Count: ~p', 'ABC', 2)", result: 'Name: ABC, Count: 2' }, { call: "sprintf('~p and ~.2f', 100, 3.14159)", result: '100 and 3.14' }],
   }),
   ...def('string', 'sprintf_s(string, array): string', 'sprintf with its arguments in one array.', (f: unknown, args: unknown) => sprintf(needStr('sprintf_s', f), needList('sprintf_s', args)), {
     examples: [{ call: "sprintf_s('~s-~p', ['a', 1])", result: 'a-1' }],
@@ -171,6 +189,6 @@ export const STRING_FUNCTIONS: FunctionSpec[] = [
     examples: [{ call: "join_to_sql_values_string(['a', 1, 'it''s'])", result: "'a', 1, 'it\\'s'" }],
   }),
   ...def('string', 'unescape(string): string', 'Turn escape sequences (\\n \\t \\r \\\\ \\" \\\' \\xHH…) into the characters they stand for.', (v: unknown) => unescape(needStr('unescape', v)), {
-    examples: [{ call: "strlen(unescape('a\\nb'))", result: 3 }, { call: "unescape('\\x41')", result: 'A' }, { call: "unescape('\\q')", error: true }],
+    examples: [{ call: "strlen(unescape('a\\nb'))", result: 3 }, { call: "unescape('\\x41')", result: 'A' }, { call: "unescape('\\q')", error: true }, { call: "unescape('a\\\\')", result: 'a\\' }, { call: "unescape('\\\\')", result: '\\' }],
   }),
 ];

@@ -24,17 +24,31 @@ function localOffsetSeconds(epochMs: number): number {
   return -new Date(epochMs).getTimezoneOffset() * 60;
 }
 
-/** An offset argument → seconds east of UTC ('local' needs the instant). */
+/** string:to_integer over the whole text: an optional sign and digits, nothing else. */
+function wholeInt(fn: string, s: string, what: string): number {
+  if (!/^[+-]?\d+$/.test(s)) throw new RuleEvalError('rule.bad_argument', `${fn}: bad ${what} ${JSON.stringify(s)}`);
+  return Number(s);
+}
+
+/**
+ * An offset argument → seconds east of UTC, as emqx_utils_calendar:offset_second: an integer is
+ * seconds, undefined is 0, 'z'/'Z' is 0, 'local' is the host's (needs the instant), else a sign
+ * and hh:mm, hh:mm:ss or hhmm with hours up to 23 and minutes and seconds up to 59.
+ */
 export function offsetSeconds(fn: string, o: unknown, epochMs: number): number {
   if (typeof o === 'number' && Number.isInteger(o)) return o;
+  if (o === undefined) return 0;
   if (!isBinary(o)) throw new RuleEvalError('rule.bad_argument', `${fn}: bad time offset`);
   const s = text(o);
   if (s === 'z' || s === 'Z') return 0;
   if (s === 'local') return localOffsetSeconds(epochMs);
-  const m = /^([+-])(\d{2}):?(\d{2})(?::(\d{2}))?$/.exec(s);
-  if (!m) throw new RuleEvalError('rule.bad_argument', `${fn}: bad time offset ${JSON.stringify(s)}`);
-  const secs = Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4] ?? 0);
-  return m[1] === '-' ? -secs : secs;
+  const sign = s[0] === '+' ? 1 : s[0] === '-' ? -1 : 0;
+  const parts = s.slice(1).split(':').filter((p) => p !== '');
+  const hms = parts.length === 2 || parts.length === 3 ? parts : parts.length === 1 && parts[0]?.length === 4 ? [parts[0].slice(0, 2), parts[0].slice(2)] : undefined;
+  if (sign === 0 || !hms) throw new RuleEvalError('rule.bad_argument', `${fn}: bad time offset ${JSON.stringify(s)}`);
+  const [h, m, sec] = [wholeInt(fn, hms[0] as string, 'offset hour'), wholeInt(fn, hms[1] as string, 'offset minute'), wholeInt(fn, hms[2] ?? '0', 'offset second')];
+  if (h > 23 || m > 59 || sec > 59) throw new RuleEvalError('rule.bad_argument', `${fn}: time offset out of range ${JSON.stringify(s)}`);
+  return sign * (h * 3600 + m * 60 + sec);
 }
 
 function pad(n: number, w: number): string {
@@ -107,34 +121,49 @@ function formatDate(unit: unknown, offset: unknown, format: unknown, epoch?: unk
   });
 }
 
-const FIELD_RE: Record<string, string> = {
-  Y: '(\\d{4})', m: '(\\d{2})', d: '(\\d{2})', H: '(\\d{2})', M: '(\\d{2})', S: '(\\d{2})',
-  N: '(\\d{9})', '3N': '(\\d{3})', '6N': '(\\d{6})', z: '([+-]\\d{4})', ':z': '([+-]\\d{2}:\\d{2})', '::z': '([+-]\\d{2}:\\d{2}:\\d{2})',
-};
+/** Width of each conversion as date_to_unix_ts reads it; literal text is skipped by its length. */
+const FIELD_WIDTH: Record<string, number> = { Y: 4, m: 2, d: 2, H: 2, M: 2, S: 2, N: 9, '3N': 3, '6N': 6, z: 5, ':z': 6, '::z': 9 };
+const DATE_PARTS = ['Y', 'm', 'd', 'H', 'M', 'S'] as const;
+const PART_NAMES: Record<string, string> = { Y: 'year', m: 'month', d: 'day', H: 'hour', M: 'minute', S: 'second' };
 
-/** A time formatted by `format` → epoch in the unit, in UTC unless the text carries an offset. */
+function daysInMonth(y: number, m: number): number {
+  return m === 2 ? (y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31;
+}
+
+/**
+ * A time written in `format` → epoch in the unit, as emqx_utils_calendar reads it: each
+ * conversion takes its fixed width, literal text is skipped by its length without comparing it
+ * (so '%H-%M-%S' reads '10:40:12', as EMQX 4 did), text after the format is ignored. Year,
+ * month, day, hour, minute and second are all required; the date must exist (no 32nd, no 29
+ * February outside leap years); an offset in the text (%z %:z %::z) is subtracted.
+ */
 function parseDate(factor: number, format: string, input: string): number {
-  const names: string[] = [];
-  let re = '^';
-  let last = 0;
-  for (const m of format.matchAll(/%(::z|:z|z|[36]?N|[YmdHMS])/g)) {
-    re += format.slice(last, m.index).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    re += FIELD_RE[m[1] as string];
-    names.push(m[1] as string);
-    last = (m.index ?? 0) + m[0].length;
-  }
-  re += `${format.slice(last).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
-  const m = new RegExp(re).exec(input);
-  if (!m) throw new RuleEvalError('rule.bad_argument', `date_to_unix_ts: ${JSON.stringify(input)} does not match ${JSON.stringify(format)}`);
+  const fn = 'date_to_unix_ts';
   const f: Record<string, string> = {};
-  names.forEach((n, i) => {
-    f[n] = m[i + 1] as string;
-  });
-  const ms = Date.UTC(Number(f.Y ?? 1970), Number(f.m ?? 1) - 1, Number(f.d ?? 1), Number(f.H ?? 0), Number(f.M ?? 0), Number(f.S ?? 0));
+  let at = 0;
+  for (let i = 0; i < format.length && at < input.length; ) {
+    const m = /^%(::z|:z|z|[36]?N|[YmdHMS])/.exec(format.slice(i));
+    const width = m ? (FIELD_WIDTH[m[1] as string] as number) : 1;
+    if (at + width > input.length) throw new RuleEvalError('rule.bad_argument', `${fn}: ${JSON.stringify(input)} is shorter than ${JSON.stringify(format)}`);
+    if (m) f[m[1] as string] = input.slice(at, at + width);
+    at += width;
+    i += m ? m[0].length : 1;
+  }
+  const v: Record<string, number> = {};
+  for (const p of DATE_PARTS) {
+    if (f[p] === undefined) throw new RuleEvalError('rule.bad_argument', `${fn}: the format has no ${PART_NAMES[p]} (%${p})`);
+    v[p] = wholeInt(fn, f[p], `${PART_NAMES[p]} in ${JSON.stringify(input)} for ${JSON.stringify(format)}`);
+  }
+  const { Y, m: mo, d, H, M, S } = v as Record<(typeof DATE_PARTS)[number], number>;
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(Y, mo)) throw new RuleEvalError('rule.bad_argument', `${fn}: no such date ${Y}-${mo}-${d}`);
   const zone = f.z ?? f[':z'] ?? f['::z'];
-  const off = zone ? offsetSeconds('date_to_unix_ts', zone, ms) : 0;
-  const nanos = f.N ? Number(f.N) : f['3N'] ? Number(f['3N']) * 1e6 : f['6N'] ? Number(f['6N']) * 1e3 : 0;
-  return (ms / 1000 - off) * factor + Math.floor((nanos * factor) / 1e9);
+  const utc = new Date(0);
+  utc.setUTCFullYear(Y, mo - 1, d); // not Date.UTC, which reads years 0-99 as 1900-1999
+  const secs = utc.getTime() / 1000 + H * 3600 + M * 60 + S - (zone !== undefined ? offsetSeconds(fn, zone, 0) : 0);
+  if (!(secs >= -62167219200 && secs < 253402300800)) throw new RuleEvalError('rule.bad_argument', `${fn}: ${JSON.stringify(input)} is outside years 0-9999`);
+  // Fractions add up in the finest unit given, then convert down to the unit asked for.
+  const nanos = (f.N !== undefined ? wholeInt(fn, f.N, 'nanoseconds') : 0) + (f['6N'] !== undefined ? wholeInt(fn, f['6N'], 'microseconds') * 1e3 : 0) + (f['3N'] !== undefined ? wholeInt(fn, f['3N'], 'milliseconds') * 1e6 : 0);
+  return secs * factor + Math.floor((nanos * factor) / 1e9);
 }
 
 function dateToUnixTs(unit: unknown, a: unknown, b: unknown, c?: unknown): number {
@@ -177,8 +206,11 @@ export const TIME_FUNCTIONS: FunctionSpec[] = [
       { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S%:z', '2022-05-26 18:40:12+08:00')", result: 1653561612 },
       { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S', '2022-05-26 10:40:12')", result: 1653561612 },
       { call: "date_to_unix_ts('second', '+08:00', '%Y-%m-%d %H:%M:%S', '2022-05-26 18:40:12')", result: 1653561612 },
+      { call: "date_to_unix_ts('millisecond', '+08:00', '%Y-%m-%d %H-%M-%S.%3N', '2024-03-01 10:30:38.333')", result: 1709260238333 },
+      { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S', '2023-02-29 10:40:12')", error: true },
+      { call: "date_to_unix_ts('second', '%H:%M:%S', '10:40:12')", error: true },
     ],
   }),
-  ...def('time', 'timezone_to_offset_seconds(any): int', 'An offset (z, local, +HH:MM…) in seconds.', tz, { volatile: true, examples: [{ call: "timezone_to_offset_seconds('+08:00')", result: 28800 }] }),
+  ...def('time', 'timezone_to_offset_seconds(any): int', 'An offset (z, local, +HH:MM…) in seconds.', tz, { volatile: true, examples: [{ call: "timezone_to_offset_seconds('+08:00')", result: 28800 }, { call: "timezone_to_offset_seconds('+00:01:42')", result: 102 }, { call: "timezone_to_offset_seconds('z')", result: 0 }] }),
   ...def('time', 'timezone_to_second(any): int', 'Same as timezone_to_offset_seconds.', tz, { volatile: true, examples: [{ call: "timezone_to_second('-0130')", result: -5400 }] }),
 ];

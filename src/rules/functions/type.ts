@@ -51,7 +51,8 @@ export function floatToStr(x: number, decimals: number): string {
   return s;
 }
 
-function toMap(v: unknown): unknown {
+/** EMQX's map(): a map, a JSON object string, or a list of [key, value] pairs. */
+export function toMap(v: unknown): Record<string, unknown> {
   if (isObj(v)) return v;
   if (isBinary(v)) {
     const d = decodeJson(text(v));
@@ -67,6 +68,13 @@ function toMap(v: unknown): unknown {
     return out;
   }
   throw typeError('map', v);
+}
+
+/** EMQX's is_empty: [] and <<>> are empty, any other list is not, anything else by its map's size. */
+function isEmpty(v: unknown): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  if (isBinary(v) && (typeof v === 'string' ? v.length === 0 : v.byteLength === 0)) return true;
+  return Object.keys(toMap(v)).length === 0;
 }
 
 export const TYPE_FUNCTIONS: FunctionSpec[] = [
@@ -86,6 +94,12 @@ export const TYPE_FUNCTIONS: FunctionSpec[] = [
   ...is('is_map(any): bool', 'A map (JSON object).', isObj, [{ call: 'is_map(payload.a)', result: true }]),
   ...is('is_array(any): bool', 'An array.', Array.isArray, [{ call: 'is_array([1])', result: true }]),
   ...def('type', 'str(any): string', 'Any value as a string (maps and arrays as JSON).', toStr, { examples: [{ call: 'str(1234)', result: '1234' }, { call: 'str(1.5)', result: '1.5' }, { call: 'str(2.0)', result: '2.0' }, { call: 'str(true)', result: 'true' }] }),
+  ...def('type', 'str_utf16_le(any): binary', 'Any value as text (as str), encoded as UTF-16 little-endian bytes.', (v: unknown) => Buffer.from(toStr(v), 'utf16le'), {
+    examples: [{ call: "bin2hexstr(str_utf16_le('abc'))", result: '610062006300' }, { call: 'bin2hexstr(str_utf16_le(1))', result: '3100' }],
+  }),
+  ...is('is_empty(any): bool', 'An empty array, empty string, or a map (or map() of the value) without keys.', isEmpty, [
+    { call: 'is_empty(map_new())', result: true }, { call: "is_empty('{}')", result: true }, { call: 'is_empty([1])', result: false }, { call: 'is_empty(payload.a)', result: false },
+  ]),
   ...def('type', 'str_utf8(any): string', 'Same as str (strings are UTF-8).', toStr, { examples: [{ call: 'str_utf8(1234)', result: '1234' }] }),
   ...def('type', 'bool(any): bool', "true/false, 'true'/'false' or 1/0 as a boolean.", toBool, { examples: [{ call: "bool('true')", result: true }, { call: 'bool(0)', result: false }, { call: "bool('x')", error: true }] }),
   ...def('type', 'int(any): int', 'A number (truncated), a numeric string or a boolean as an integer.', toInt, { examples: [{ call: "int('1234')", result: 1234 }, { call: 'int(3.9)', result: 3 }, { call: "int('x')", error: true }] }),

@@ -2,7 +2,6 @@
 // gives the reason; docs/rule-functions.md lists them beside the supported ones.
 
 export const UNSUPPORTED: Readonly<Record<string, string>> = {
-  jq: 'jq is a native library EMQX links in; use jsonata(expr, value), which covers the same transformations.',
   term_encode: 'Erlang external term format has no meaning outside an Erlang VM.',
   term_decode: 'Erlang external term format has no meaning outside an Erlang VM.',
   proc_dict_get: "state in the Erlang process dictionary: weir's rules are pure and may run on any core, in any order.",

@@ -1,0 +1,48 @@
+// EMQX conformance, arrays and maps: emqx_rule_funcs_SUITE's t_nth … t_contains, t_map_get …
+// t_map_to_entries, t_map_size. Erlang maps with atom keys are JSON objects here.
+import { call, runFamily } from './functions-runner.js';
+
+const S = 'emqx_rule_funcs_SUITE:';
+
+await runFamily('functions-map-array', [
+  call(`${S}t_nth`, 'nth(2, [1, 2, 3, 4])', 2),
+  call(`${S}t_nth`, 'nth(4, [1, 2, 3, 4])', 4),
+  call(`${S}t_length`, 'length([1, 2, 3, 4])', 4),
+  call(`${S}t_length`, 'length([])', 0),
+  call(`${S}t_slice`, 'sublist(4, [1, 2, 3, 4])', [1, 2, 3, 4]),
+  call(`${S}t_slice`, 'sublist(2, [1, 2, 3, 4])', [1, 2]),
+  call(`${S}t_slice`, 'sublist(4, 1, [1, 2, 3, 4])', [4]),
+  call(`${S}t_slice`, 'sublist(4, 2, [1, 2, 3, 4])', [4]),
+  call(`${S}t_slice`, 'sublist(5, 2, [1, 2, 3, 4])', []),
+  call(`${S}t_slice`, 'sublist(2, 2, [1, 2, 3, 4])', [2, 3]),
+  call(`${S}t_first_last`, 'first([1, 2, 3, 4])', 1),
+  call(`${S}t_first_last`, 'last([1, 2, 3, 4])', 4),
+  call(`${S}t_contains`, 'contains(3, [1, 2, 3, 4])', true),
+  call(`${S}t_contains`, "contains('a', ['', 'ab', 3, 'a'])", true),
+  call(`${S}t_contains`, 'contains(payload.m, payload.l)', true, { m: { a: 'b' }, l: [{ a: 1 }, { a: 'b' }] }),
+  call(`${S}t_contains`, 'contains(payload.m, payload.l)', false, { m: { a: 'b' }, l: [{ a: 1 }] }),
+  call(`${S}t_contains`, "contains('c', ['', 'ab', 3, 'a'])", false),
+  call(`${S}t_map_get`, "map_get('a', payload)", 1, { a: 1 }),
+  call(`${S}t_map_get`, "map_get('a', map_new())", null),
+  call(`${S}t_map_get`, "map_get('a.b', payload)", 1, { a: { b: 1 } }),
+  call(`${S}t_map_get`, "map_get('a.c', payload)", null, { a: { b: 1 } }),
+  call(`${S}t_map_put`, "map_put('a', 1, map_new())", { a: 1 }),
+  call(`${S}t_map_put`, "map_put('a', 2, payload)", { a: 2 }, { a: 1 }),
+  call(`${S}t_map_put`, "map_put('a.b', 1, map_new())", { a: { b: 1 } }),
+  call(`${S}t_map_put`, "map_put('a.c', 1, payload)", { a: { b: 1, c: 1 } }, { a: { b: 1 } }),
+  call(`${S}t_mget`, "mget('a', payload)", 1, { a: 1 }),
+  call(`${S}t_mget`, "mget('a', '{\"a\" : 1}')", 1),
+  call(`${S}t_mget`, "mget('a.b', payload)", 1, { 'a.b': 1 }),
+  call(`${S}t_mget`, "mget('a', map_new())", null),
+  call(`${S}t_mput`, "mput('a', 1, map_new())", { a: 1 }),
+  call(`${S}t_mput`, "mput('a', 2, '{\"a\" : 1}')", { a: 2 }),
+  call(`${S}t_mput`, "mput('a.b', 2, payload)", { 'a.b': 2 }, { 'a.b': 1 }),
+  call(`${S}t_map_to_entries`, 'map_to_entries(map_new())', []),
+  call(`${S}t_map_to_entries`, "map_to_entries('{\"a\":1,\"b\":\"b\"}')", [{ key: 'a', value: 1 }, { key: 'b', value: 'b' }]),
+  call(`${S}t_map_size`, 'map_size(map_new())', 0),
+  call(`${S}t_map_size`, 'map_size(payload)', 1, { a: 'b' }),
+  call(`${S}t_map_size`, 'map_size([])', 0),
+  call(`${S}t_map_size`, "map_size([['a', 'b']])", 1),
+  call(`${S}t_map_size`, "map_size('{}')", 0),
+  call(`${S}t_map_size`, "map_size('{\"a\" : \"b\"}')", 1),
+]);
