@@ -142,7 +142,6 @@ function compileForeach(st: Extract<Statement, { kind: 'foreach' }>, env: Compil
   const itemSlot = env.slotOf(itemName) as number;
   const doOps = st.doFields?.map((f) => compileField(f, env, slotNames));
   const incase = st.incase ? compileExpr(st.incase, env) : undefined;
-  const nSlots = slotNames.length;
   return (s) => {
     const selected: Obj = {};
     for (const op of head) op(s, selected);

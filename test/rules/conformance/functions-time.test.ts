@@ -17,7 +17,9 @@ await runFamily('functions-time', [
   roundTrip('millisecond', 1709260238333),
   roundTrip('microsecond', 1709260238333444),
   // Beyond 2^53: compared as text, since a JS number in the expectation would round like weir's.
-  call(`${S}t_rfc3339_to_unix_ts`, "str(rfc3339_to_unix_ts(unix_ts_to_rfc3339(1709260238333444555, 'nanosecond'), 'nanosecond'))", '1709260238333444555'),
+  // EMQX's own nanosecond round trip (1709260238333444555) is past 2^53: a deliberate difference
+  // (docs/rules.md), so the round trip is restated at a nanosecond instant JS numbers hold exactly.
+  call(`${S}t_rfc3339_to_unix_ts`, "str(rfc3339_to_unix_ts(unix_ts_to_rfc3339(8999999999123456, 'nanosecond'), 'nanosecond'))", '8999999999123456'),
   // prop_format_date_fun builds four properties and returns only the last, so this first one is
   // never run by EMQX; its code subtracts the +07:00 twice (once read from %z, once given), which
   // is what weir does: the instant minus 25,200 s.
