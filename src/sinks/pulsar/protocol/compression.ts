@@ -6,18 +6,23 @@
 //           Node's deflate at level 6, Deflater's default.
 //   lz4     the raw LZ4 *block*, no frame (airlift Lz4RawCompressor). lz4-napi's compress is
 //           lz4_flex's compress_prepend_size: the block after a 4-byte little-endian size, which
-//           is cut off. Replaces weir's own TypeScript compressor, which took 1,765 µs per 64 KB
-//           JSON batch against lz4-napi's 196 (bench/pulsar-codecs.ts, docs/benchmarks.md).
+//           is cut off. It replaced weir's own TypeScript compressor, which took 453-548 µs per
+//           64 KB JSON batch for 21,970 bytes where lz4-napi takes 53-92 µs for 19,790 (and
+//           14-21 µs against 2-3 per 1 KB; docs/benchmarks.md, "pulsar-codecs").
 //   zstd    a standard zstd frame at level 3 (airlift ZstdCompressor, ZSTD_COMPRESSION_LEVEL 3):
 //           @bokuweb/zstd-wasm, libzstd compiled to WebAssembly.
 //   snappy  the raw snappy block with its varint length (airlift SnappyRawCompressor), not the
 //           xerial framing Kafka uses nor the snappy stream format: kafkajs-snappy's compress,
 //           which is snappyjs's compress unchanged.
 // Where the codec allows it the work runs on libuv's thread pool (zlib; lz4, an napi-rs async
-// task), so that the event loop keeps serving ingest and the rules while a batch compresses.
-// zstd (WebAssembly) and snappy (JavaScript) can only run on the calling thread: 958 and 427 µs
-// per 64 KB JSON batch, against zlib's 792 µs that moved to the pool; a weir that needs the
-// event loop free at high rates chooses zlib or lz4 (docs/pulsar.md has the throughput of each).
+// task), so that the event loop keeps serving ingest and the rules while a batch compresses: per
+// 64 KB batch the loop spends 136 µs on zlib's 705 and 30 µs on lz4's 117 (bench/pulsar-codecs.ts).
+// For a 1 KB batch the hop costs the loop more than lz4 itself (17 µs against 2 µs), but small
+// batches only form when the rate is low and the loop has time to spare.
+// zstd (WebAssembly) and snappy (JavaScript) can only run on the calling thread: 402 and 250 µs
+// of the loop per 64 KB batch. Through the real broker (pulsar.perf.int.test.ts, 100,000 1 KB
+// messages, one run) they still wrote 129,500 and 155,300 msg/s against zlib's 94,900, with the
+// loop 97-98 % busy against 70 %: choose zlib or lz4 where ingest and the rules need the loop.
 // Codecs are loaded on first use, so a sink without compression loads none of them.
 import { createRequire } from 'node:module';
 import { deflate } from 'node:zlib';
