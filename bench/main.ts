@@ -4,6 +4,7 @@ const BENCHES: Record<string, () => Promise<object>> = {
   pg: async () => (await import('./pg.js')).benchPg(),
   kafka: async () => (await import('./kafka.js')).benchKafka(),
   pulsar: async () => (await import('./pulsar.js')).benchPulsar(),
+  'pulsar-codecs': async () => (await import('./pulsar-codecs.js')).benchPulsarCodecs(),
   ingest: async () => (await import('./ingest.js')).benchIngest(),
   rules: async () => (await import('./rules.js')).benchRules(),
   sequence: async () => (await import('./sequence.js')).benchSequence(),

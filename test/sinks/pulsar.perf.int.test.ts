@@ -1,7 +1,9 @@
 // Throughput of the Pulsar sink's protocol transport against the run's shared real broker: prints
-// msg/s for zlib and for no compression (docs/pulsar.md keeps the figures). The assertion is only a
-// floor that catches a broken pipeline (one batch per receipt, lost pipelining), not a benchmark.
+// msg/s, weir's CPU and the event loop's utilization for zlib and for no compression, or for the
+// codecs in WEIR_PULSAR_PERF_CODECS (e.g. lz4,zstd,snappy; docs/pulsar.md keeps the figures).
+// The assertion is only a floor that catches a broken pipeline (one batch per receipt, lost pipelining), not a benchmark.
 import assert from 'node:assert/strict';
+import { performance } from 'node:perf_hooks';
 import { describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { silentLogger } from '../../src/log.js';
@@ -15,13 +17,15 @@ import { sharedPulsar } from '../harness/pulsar.js';
 const N = Number(process.env.WEIR_PULSAR_PERF_N ?? 100_000);
 const BATCH = 1000;
 const IN_FLIGHT = 4;
+const CODECS = (process.env.WEIR_PULSAR_PERF_CODECS ?? 'zlib,none').split(',') as PulsarConfig['compression'][];
 
 describe('pulsar sink throughput (protocol transport, real broker)', { timeout: 300_000 }, () => {
-  for (const compression of ['zlib', 'none'] as const) {
+  for (const compression of CODECS) {
     it(`writes ${N} messages of ~1 KB with ${compression}`, async () => {
       const b = await sharedPulsar();
       const topic = `persistent://public/default/weir-perf-${compression}-${Date.now()}`;
       const cfg = Value.Default(PulsarConfigSpec, { service_url: b.serviceUrl, admin_url: b.httpUrl, topic, create_topic: 'if_missing', partitions: 10, compression }) as PulsarConfig;
+      assert.ok(Value.Check(PulsarConfigSpec, cfg), `WEIR_PULSAR_PERF_CODECS: ${compression} is not a compression`);
       const sink = pulsarSink.create(cfg, { name: 'pulsar_perf', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
       await sink.connect(AbortSignal.timeout(30_000));
       const action = sink.bind({ key: '${clientid}' }, 'perf');
@@ -31,6 +35,7 @@ describe('pulsar sink throughput (protocol transport, real broker)', { timeout: 
         event: { topic: 'device/x/telemetry', clientid: `dev-${i % 500}`, payload: '' }, ruleId: 'perf',
       }));
       const cpu0 = process.cpuUsage();
+      const elu0 = performance.eventLoopUtilization();
       const t0 = performance.now();
       let next = 0;
       const worker = async () => {
@@ -44,9 +49,10 @@ describe('pulsar sink throughput (protocol transport, real broker)', { timeout: 
       await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
       const ms = performance.now() - t0;
       const cpu = process.cpuUsage(cpu0);
+      const elu = performance.eventLoopUtilization(elu0);
       await sink.close();
       const rate = Math.round((N / ms) * 1000);
-      process.stderr.write(`pulsar.perf ${compression}: ${N} msgs in ${ms.toFixed(0)} ms = ${rate} msg/s, weir CPU ${(((cpu.user + cpu.system) / 1000 / ms) * 100).toFixed(0)}%\n`);
+      process.stderr.write(`pulsar.perf ${compression}: ${N} msgs in ${ms.toFixed(0)} ms = ${rate} msg/s, weir CPU ${(((cpu.user + cpu.system) / 1000 / ms) * 100).toFixed(0)}%, event loop ${(elu.utilization * 100).toFixed(0)}% busy\n`);
       assert.equal((await countPulsarMessages(cfg)).total, N);
       assert.ok(rate > 5_000, `${rate} msg/s`);
     });

@@ -15,7 +15,6 @@ import { NativeTransport } from './native/native-transport.js';
 import { ProtocolTransport } from './protocol/client.js';
 import { readCa } from './read-ca.js';
 import { parseServiceUrl } from './service-url.js';
-import { assertProtocolCompression } from './protocol/compression.js';
 import type { PulsarAction, PulsarConfig } from './spec.js';
 import type { OutgoingMessage, PulsarTransport } from './transport.js';
 
@@ -47,8 +46,7 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
       throw new WeirError('sink.pulsar.no_admin_url', `sinks.${deps.name}: create_topic: if_missing needs admin_url`);
     }
     if (cfg.transport === 'protocol') {
-      // Settings the protocol transport cannot honour fail at start-up, not on every connect.
-      assertProtocolCompression(cfg.compression);
+      // A service URL the protocol transport cannot use fails at start-up, not on every connect.
       parseServiceUrl(cfg.service_url);
     }
     if (cfg.dead_letter_topic) {

@@ -2,12 +2,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { urlProblem } from '../../config/url-check.js';
 import type { SettingProblem } from '../types.js';
-import { PROTOCOL_COMPRESSIONS } from './protocol/compression.js';
 import { serviceUrlProblem } from './service-url.js';
 
 const Compression = Type.Union([Type.Literal('none'), Type.Literal('zlib'), Type.Literal('lz4'), Type.Literal('zstd'), Type.Literal('snappy')], {
   default: 'zlib',
-  description: "Batch compression. zlib is Pulsar's ZLIB (zlib-wrapped deflate), lz4 the raw LZ4 block. The protocol transport supports none, zlib and lz4; zstd and snappy need transport: native.",
+  description: "Batch compression with one of Pulsar's codecs, on either transport: zlib (zlib-wrapped deflate), lz4 (the raw LZ4 block), zstd (zstd frames) or snappy (the raw snappy block).",
   examples: ['zlib'],
 });
 
@@ -107,9 +106,6 @@ export function lintPulsarConfig(cfg: PulsarConfig): SettingProblem[] {
   }
   if (cfg.dead_letter_topic !== undefined && cfg.admin_url === undefined) {
     problems.push({ path: ['dead_letter_topic'], message: 'weir dlq reads the dead-letter topic through the admin REST API: add admin_url, e.g. admin_url: http://pulsar:8080', code: 'config.sink.pulsar' });
-  }
-  if (cfg.transport === 'protocol' && !PROTOCOL_COMPRESSIONS.includes(cfg.compression)) {
-    problems.push({ path: ['compression'], message: `'${cfg.compression}' needs transport: native (the protocol transport supports ${PROTOCOL_COMPRESSIONS.join(', ')})`, code: 'config.sink.pulsar' });
   }
   return problems;
 }

@@ -8,14 +8,14 @@ import { PartitionRouter, type HashingScheme } from '../routing.js';
 import { parseServiceUrl } from '../service-url.js';
 import { PendingLimit, type OutgoingMessage, type PulsarTransport, type SendDone } from '../transport.js';
 import { encodeLookup, encodePartitionedMetadata } from './commands.js';
-import { assertProtocolCompression, type ProtocolCompression } from './compression.js';
+import { loadCompressor, type ProtocolCompression } from './compression.js';
 import { PulsarConnection } from './connection.js';
 import { PartitionProducer } from './producer.js';
 
 export interface ProtocolTransportOptions {
   readonly serviceUrl: string;
   readonly topic: string;
-  readonly compression: string;
+  readonly compression: ProtocolCompression;
   readonly maxMessages: number;
   readonly maxBytes: number;
   readonly maxDelayMs: number;
@@ -44,7 +44,6 @@ export class ProtocolTransport implements PulsarTransport {
   partitions = 0;
 
   constructor(private readonly opts: ProtocolTransportOptions, private readonly log: Logger) {
-    assertProtocolCompression(opts.compression);
     this.service = parseServiceUrl(opts.serviceUrl);
     this.limit = new PendingLimit(opts.maxPending);
   }
@@ -99,6 +98,7 @@ export class ProtocolTransport implements PulsarTransport {
   }
 
   async connect(_signal: AbortSignal): Promise<void> {
+    await loadCompressor(this.opts.compression);
     const conn = await this.serviceConnection();
     const r = await conn.request((rid) => encodePartitionedMetadata(this.opts.topic, rid), this.opts.connectTimeoutMs, `partitions of ${this.opts.topic}`);
     if (r.type !== 'partitioned_metadata' || r.failed) {
@@ -109,7 +109,7 @@ export class ProtocolTransport implements PulsarTransport {
       this.partitions = r.partitions;
       const topics = r.partitions === 0 ? [this.opts.topic] : Array.from({ length: r.partitions }, (_, i) => `${this.opts.topic}-partition-${i}`);
       const po = {
-        compression: this.opts.compression as ProtocolCompression, maxMessages: this.opts.maxMessages, maxBytes: this.opts.maxBytes,
+        compression: this.opts.compression, maxMessages: this.opts.maxMessages, maxBytes: this.opts.maxBytes,
         maxDelayMs: this.opts.maxDelayMs, sendTimeoutMs: this.opts.sendTimeoutMs, requestTimeoutMs: this.opts.connectTimeoutMs,
         producerName: this.opts.producerName,
       };

@@ -5,7 +5,7 @@
 import { WeirError } from '../../../errors.js';
 import { serverError } from '../classify.js';
 import { encodeCloseProducer, encodeProducer, encodeSend } from './commands.js';
-import { compressAsync, compressionCode, type ProtocolCompression } from './compression.js';
+import { compressBatch, compressionCode, type ProtocolCompression } from './compression.js';
 import type { PulsarConnection, ProducerListener } from './connection.js';
 import type { SendDone } from '../transport.js';
 import { payloadFrame } from './frame.js';
@@ -151,11 +151,12 @@ export class PartitionProducer implements ProducerListener {
     }, this.opts.sendTimeoutMs);
     const entry: InFlight = { items, timer };
     this.inflight.set(first, entry);
-    // Compression runs on libuv's thread pool, off the event loop that also serves ingest and the
-    // rules; frames are still written in sequence-id order through writeChain.
+    // Compression runs on libuv's thread pool where the codec allows (compression.ts), off the event
+    // loop that also serves ingest and the rules; frames are still written in sequence-id order
+    // through writeChain.
     const { producerId, producerName } = this;
     const publishTime = Date.now();
-    const framed = compressAsync(this.opts.compression, raw).then((payload) => payloadFrame(
+    const framed = compressBatch(this.opts.compression, raw).then((payload) => payloadFrame(
       encodeSend(producerId, first, items.length, last),
       encodeMessageMetadata({
         producerName, sequenceId: first, publishTime, compression: compressionCode(this.opts.compression),
