@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { inflateSync } from 'node:zlib';
-import * as zstd from '@bokuweb/zstd-wasm';
+import { loadZstd } from '../../src/sinks/zstd.js';
 import { compressBatch, type ProtocolCompression } from '../../src/sinks/pulsar/protocol/compression.js';
 
 /** LZ4 block format: tokens of literal length and match length, 2-byte offsets, no frame. */
@@ -89,16 +89,18 @@ const INPUTS = [
 const JSON_BATCH = INPUTS[5]!;
 
 describe('protocol transport codecs', () => {
+  /** The process's one zstd instance, the one the sinks use (src/sinks/zstd.ts). */
+  let zstd: Awaited<ReturnType<typeof loadZstd>> | undefined;
   const decoders: Record<ProtocolCompression, (c: Buffer, size: number) => Buffer> = {
     none: (c) => c,
     zlib: (c) => inflateSync(c),
     lz4: lz4Decode,
-    zstd: (c) => Buffer.from(zstd.decompress(c)),
+    zstd: (c) => Buffer.from(zstd!.decompress(c)),
     snappy: (c) => snappyDecode(c),
   };
   for (const [codec, decode] of Object.entries(decoders) as [ProtocolCompression, (c: Buffer, size: number) => Buffer][]) {
     it(`${codec}: short, random, repetitive and long inputs decode back byte-identical`, async () => {
-      if (codec === 'zstd') await zstd.init();
+      zstd ??= await loadZstd();
       for (const input of INPUTS) {
         const c = await compressBatch(codec, input);
         assert.ok(decode(c, input.length).equals(input), `length ${input.length}`);

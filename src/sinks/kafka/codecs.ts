@@ -9,6 +9,7 @@
 // (weir → Java broker validation, and Java broker recompression → weir).
 import { createRequire } from 'node:module';
 import kafkajs from 'kafkajs';
+import { loadZstd } from '../zstd.js';
 import type { Compression } from './spec.js';
 
 const { CompressionCodecs, CompressionTypes } = kafkajs;
@@ -35,8 +36,7 @@ async function lz4Codec(): Promise<Codec> {
 }
 
 async function zstdCodec(): Promise<Codec> {
-  const zstd = await import('@bokuweb/zstd-wasm');
-  await zstd.init();
+  const zstd = await loadZstd();
   return {
     compress: async (encoder) => Buffer.from(zstd.compress(encoder.buffer, 3)),
     decompress: async (buffer) => Buffer.from(zstd.decompress(buffer, { defaultHeapSize: ZSTD_MAX_UNKNOWN_SIZE })),

@@ -26,6 +26,7 @@
 // Codecs are loaded on first use, so a sink without compression loads none of them.
 import { createRequire } from 'node:module';
 import { deflate } from 'node:zlib';
+import { loadZstd } from '../../zstd.js';
 import { CompressionCode } from './metadata.js';
 
 export type ProtocolCompression = keyof typeof CompressionCode;
@@ -49,8 +50,7 @@ const loaders: Record<ProtocolCompression, () => Promise<Compress>> = {
     return async (data) => (await lz4.compress(data)).subarray(LZ4_SIZE_PREFIX);
   },
   zstd: async () => {
-    const zstd = await import('@bokuweb/zstd-wasm');
-    await zstd.init();
+    const zstd = await loadZstd();
     return async (data) => Buffer.from(zstd.compress(data, ZSTD_LEVEL));
   },
   snappy: async () => {
