@@ -116,6 +116,18 @@ export interface SettingProblem {
   readonly code?: string;
 }
 
+/** What a sink type's `migrate` did: for `weir migrate` and `migrate_on_start`. */
+export interface MigrateReport {
+  /** Where, for the output line (a URL without its password). */
+  readonly target: string;
+  /** Steps applied this time (a migration file's name, 'telemetry: retention policy added …'). */
+  readonly applied: string[];
+  /** Steps that were done before and so skipped. */
+  readonly alreadyApplied: number;
+  /** Why something could not be done, not an error ('no timescaledb extension: plain tables'). */
+  readonly notes: string[];
+}
+
 /** A sink type: its config schemas (the single source of its fields) and its factory. */
 export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   /** The folder name, the `type:` in weir.yaml, the registry key and the metric label. */
@@ -131,6 +143,11 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
    */
   lint?(cfg: Cfg): SettingProblem[];
   create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
+  /**
+   * Brings the service up to what weir needs (PostgreSQL: migrations/, hypertables): `weir migrate`
+   * and `migrate_on_start`. `dir` replaces the package's migrations directory.
+   */
+  migrate?(cfg: Cfg, opts: { dir?: string }): Promise<MigrateReport>;
   /** The dead letters a sink of this type keeps (its Sink has `deadLetter`), for `weir dlq`. Opens no connection yet. */
   letterStore?(cfg: Cfg, deps: SinkDeps): LetterStore;
 }

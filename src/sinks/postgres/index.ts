@@ -1,6 +1,9 @@
 // The PostgreSQL/TimescaleDB sink type.
+import { redactUrl } from '../../log.js';
+import { MIGRATIONS_DIR } from '../../paths.js';
 import type { SinkType } from '../types.js';
 import { PgLetterStore } from './letter-store.js';
+import { migrate } from './migrate.js';
 import { PostgresSink } from './sink.js';
 import { lintPostgresConfig, PostgresActionSpec, PostgresConfigSpec, type PostgresAction, type PostgresConfig } from './spec.js';
 
@@ -11,4 +14,8 @@ export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
   lint: lintPostgresConfig,
   create: (cfg, deps) => new PostgresSink(cfg, deps),
   letterStore: (cfg, deps) => new PgLetterStore(cfg.url, cfg.dead_letter_table, deps.name),
+  async migrate(cfg, opts) {
+    const r = await migrate(cfg.url, opts.dir ?? MIGRATIONS_DIR, cfg.hypertables ?? {});
+    return { target: redactUrl(cfg.url), applied: [...r.applied, ...r.changed], alreadyApplied: r.alreadyApplied.length, notes: r.notes };
+  },
 };
