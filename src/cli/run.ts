@@ -5,6 +5,7 @@ import { watchRules } from '../core/rules-watch.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
 import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
+import { logSinkProblems } from '../core/log-sink-problems.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
@@ -46,6 +47,9 @@ export const runCommand: Command = {
         return 1;
       }
     }
+    // What the rules need and a sink lacks (a table, a column): said now, at error level, with
+    // the rule file and line, rather than only as the retries of the first write.
+    await logSinkProblems(cfg, log);
     const session = p.values.transient ? 'transient' : 'persistent';
     logSessionNotice(cfg, session, log);
     let runtime: Runtime | undefined;

@@ -128,6 +128,27 @@ export interface MigrateReport {
   readonly notes: string[];
 }
 
+/** One rule action, as `verify` sees it: where it is written, and outputs to try its mapping on. */
+export interface ActionToVerify {
+  readonly ruleId: string;
+  /** `rules/x.yaml:12`: the action's place, for the problem's line. */
+  readonly at: string;
+  /** The place of a key inside the action (['columns', 'temp']), or `at` when it cannot be found. */
+  atKey(path: ReadonlyArray<string | number>): string;
+  /** The action's settings, validated against the type's actionSchema. */
+  readonly settings: unknown;
+  /** Outputs of the rule's own tests (their events through its SQL), to check the values' types. */
+  readonly samples: readonly SinkInput[];
+}
+
+/** Something a sink lacks that the rules need: one line, and what to do about it when known. */
+export interface VerifyProblem {
+  /** `rules/x.yaml:12: table hot_samples does not exist` or, with no rule, the sink's own need. */
+  readonly message: string;
+  /** A fix to print below it, as is (a CREATE TABLE). */
+  readonly suggestion?: string;
+}
+
 /** A sink type: its config schemas (the single source of its fields) and its factory. */
 export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   /** The folder name, the `type:` in weir.yaml, the registry key and the metric label. */
@@ -148,6 +169,12 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
    * and `migrate_on_start`. `dir` replaces the package's migrations directory.
    */
   migrate?(cfg: Cfg, opts: { dir?: string }): Promise<MigrateReport>;
+  /**
+   * Connects and checks that what the actions need is there (tables, columns and their types,
+   * topics) and, when `deadLetters` is set, that this sink can store dead letters: `weir check
+   * --connect`, and `weir run` at start. Rejects only when the service cannot be reached.
+   */
+  verify?(cfg: Cfg, actions: readonly ActionToVerify[], opts: { deadLetters: boolean }, signal: AbortSignal): Promise<VerifyProblem[]>;
   /** The dead letters a sink of this type keeps (its Sink has `deadLetter`), for `weir dlq`. Opens no connection yet. */
   letterStore?(cfg: Cfg, deps: SinkDeps): LetterStore;
 }

@@ -6,6 +6,7 @@ import { PgLetterStore } from './letter-store.js';
 import { migrate } from './migrate.js';
 import { PostgresSink } from './sink.js';
 import { lintPostgresConfig, PostgresActionSpec, PostgresConfigSpec, type PostgresAction, type PostgresConfig } from './spec.js';
+import { verifyPostgres } from './verify.js';
 
 export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
   type: 'postgres',
@@ -18,4 +19,5 @@ export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
     const r = await migrate(cfg.url, opts.dir ?? MIGRATIONS_DIR, cfg.hypertables ?? {});
     return { target: redactUrl(cfg.url), applied: [...r.applied, ...r.changed], alreadyApplied: r.alreadyApplied.length, notes: r.notes };
   },
+  verify: verifyPostgres,
 };
