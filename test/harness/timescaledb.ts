@@ -61,8 +61,10 @@ function build(source: string, d: PgDirs, cache: string): void {
     const src = join(work, top);
     const stage = join(work, 'stage');
     // One shell under the CPU lock: configure, compile on both cores, stage the install.
+    // A build that waited for the lock behind another run's build of the same version uses that one.
     const script = [
       'set -e',
+      `if [ -d '${cache}' ]; then exit 0; fi`,
       `cd '${src}'`,
       `./bootstrap -DREGRESS_CHECKS=OFF -DTAP_CHECKS=OFF -DWARNINGS_AS_ERRORS=OFF -DLINTER=OFF -DCMAKE_BUILD_TYPE=Release -DPG_CONFIG='${d.pgConfig}' >/dev/null`,
       'cd build',
@@ -71,6 +73,7 @@ function build(source: string, d: PgDirs, cache: string): void {
     ].join('\n');
     process.stderr.write(`# building TimescaleDB ${TIMESCALEDB_VERSION} from ${source} (once; cached in ${cache})\n`);
     execFileSync('flock', ['/tmp/cpu.lock', 'bash', '-c', script], { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    if (existsSync(cache)) return;
     const partial = `${cache}.partial-${process.pid}`;
     mkdirSync(join(partial, 'lib'), { recursive: true });
     mkdirSync(join(partial, 'extension'), { recursive: true });
@@ -78,7 +81,13 @@ function build(source: string, d: PgDirs, cache: string): void {
     copyMissing(join(stage, d.extensiondir), join(partial, 'extension'));
     // A cache directory appears whole or not at all, so a killed build never leaves half of one.
     mkdirSync(dirname(cache), { recursive: true });
-    renameSync(partial, cache);
+    try {
+      renameSync(partial, cache);
+    } catch (err) {
+      // Another run finished the same build first: keep its copy.
+      rmSync(partial, { recursive: true, force: true });
+      if (!existsSync(cache)) throw err;
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
