@@ -2,6 +2,7 @@
 // write bench/results/<name>.json; they are never part of the test suite.
 const BENCHES: Record<string, () => Promise<object>> = {
   pg: async () => (await import('./pg.js')).benchPg(),
+  'pg-timescaledb': async () => (await import('./pg.js')).benchPg('pg-timescaledb'),
   kafka: async () => (await import('./kafka.js')).benchKafka(),
   pulsar: async () => (await import('./pulsar.js')).benchPulsar(),
   'pulsar-codecs': async () => (await import('./pulsar-codecs.js')).benchPulsarCodecs(),

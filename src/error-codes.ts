@@ -49,7 +49,9 @@ export const CONFIG_CODES = {
   'config.topic_filter': { class: 'fatal', meaning: 'an invalid MQTT topic filter', action: '`+` and `#` stand alone between slashes, `#` only last' },
   'demo.unsupported_sink': { class: 'fatal', meaning: '`weir demo` embeds only a PostgreSQL-compatible database', action: 'run `weir run` against your own Kafka or Pulsar' },
   'migrate.changed': { class: 'fatal', meaning: 'a migration file changed after it was applied', action: 'restore the file and add a new migration instead' },
-  'migrate.failed': { class: 'fatal', meaning: 'a migration\'s SQL failed; it was rolled back', action: 'read the server\'s error in the message, fix the database or the migration, run `weir migrate` again' },
+  'migrate.failed': { class: 'fatal', meaning: 'a migration\'s SQL, or applying the `hypertables` settings, failed; it was rolled back', action: 'read the server\'s error in the message, fix the database or the migration, run `weir migrate` again' },
+  'migrate.no_table': { class: 'fatal', meaning: '`hypertables.<table>` names a table that does not exist', action: 'create it in a migration first' },
+  'migrate.time_column': { class: 'fatal', meaning: '`hypertables.<table>.time_column` differs from the column the hypertable is partitioned by, which cannot change in place', action: 'set time_column to the hypertable\'s column, or migrate the data to a new table' },
 } as const satisfies Record<string, ErrorInfo>;
 
 export const DLQ_CODES = {

@@ -34,6 +34,12 @@ start:
   the URL) is retried on the same slow backoff; the sink is \`down\` with the kind leading its reason
   (\`no such database: database "weirr" does not exist\`), logged at error level, then once a minute.
   A config or rule problem found at start stops \`weir run\` (exit 1) before anything connects.
+  Most of these can be found before any message waits on them: \`weir check --connect\` asks every
+  sink for what the rules need (PostgreSQL: each action's table, each mapped column and whether its
+  type takes the values of the rule's own tests, the insert privilege, the dead-letter and ledger
+  tables; Kafka: each topic) and prints one line per problem at its rule file and line, with a
+  \`CREATE TABLE\` for a missing table; \`weir run\` logs the same lines at start, at error level
+  (\`sink lacks what a rule needs: …\`, the fix in \`fix\`).
 `;
 
 const TAIL = `

@@ -15,8 +15,8 @@ import type { Devices } from '../embedded/devices.js';
 import { ConfigErrors } from '../config/load.js';
 import { errorText, type ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
-import { MIGRATIONS_DIR, PACKAGE_ROOT } from '../paths.js';
-import { migrate } from '../sinks/postgres/migrate.js';
+import { PACKAGE_ROOT } from '../paths.js';
+import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
 import { parse } from './args.js';
 import type { Command } from './commands.js';
 
@@ -119,7 +119,7 @@ class Demo {
     this.derivedFile = file;
     const firstTable = config.rules.flatMap((r) => r.actions).map((a) => a.settings.table).find((t) => typeof t === 'string');
     if (typeof firstTable === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(firstTable)) this.table = firstTable;
-    for (const s of config.sinks.values()) await migrate(String(s.settings.url), MIGRATIONS_DIR);
+    await migrateSinks(migratableSinks(config), {});
     this.runtime = new Runtime(config, this.log);
     await this.runtime.start();
     this.rulesWatch = watchRules(this.runtime, config.rulesDir, this.log, (errors) => this.reloaded(config.rulesDir, errors));

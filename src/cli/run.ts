@@ -4,8 +4,8 @@ import { Runtime } from '../core/runtime.js';
 import { watchRules } from '../core/rules-watch.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
-import { MIGRATIONS_DIR } from '../paths.js';
-import { migrate } from '../sinks/postgres/migrate.js';
+import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
+import { logSinkProblems } from '../core/log-sink-problems.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
@@ -40,17 +40,16 @@ export const runCommand: Command = {
     if (!cfg) return 1;
     const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel);
     if (cfg.migrateOnStart) {
-      for (const s of cfg.sinks.values()) {
-        if (s.type.type !== 'postgres') continue;
-        try {
-          const r = await migrate(String(s.settings.url), MIGRATIONS_DIR);
-          log.info({ sink: s.name, applied: r.applied }, 'migrations applied');
-        } catch (err) {
-          log.error({ sink: s.name, err: redactUrl(errorText(err)) }, 'migrations failed; not starting');
-          return 1;
-        }
+      try {
+        await migrateSinks(migratableSinks(cfg), {}, (s, r) => log.info({ sink: s.name, applied: r.applied, notes: r.notes.length ? r.notes : undefined }, 'migrations applied'));
+      } catch (err) {
+        log.error({ err: redactUrl(errorText(err)) }, 'migrations failed; not starting');
+        return 1;
       }
     }
+    // What the rules need and a sink lacks (a table, a column): said now, at error level, with
+    // the rule file and line, rather than only as the retries of the first write.
+    await logSinkProblems(cfg, log);
     const session = p.values.transient ? 'transient' : 'persistent';
     logSessionNotice(cfg, session, log);
     let runtime: Runtime | undefined;

@@ -16,7 +16,7 @@ import { httpTlsProblems, resolveHttpTls } from './http-tls.js';
 import { ruleErrorAt } from './rule-error-at.js';
 import { RuleFileSpec, WeirSpec, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
-import { interpolateEnv, locate, parseYaml, type YamlSource } from './yaml-source.js';
+import { interpolateEnv, locate, locateKey, parseYaml, type YamlSource } from './yaml-source.js';
 
 export interface SinkConfig {
   readonly name: string;
@@ -30,6 +30,8 @@ export interface SinkConfig {
 
 export interface ActionConfig {
   readonly sink: string;
+  /** Where a key of this action is written, for problems found later (`weir check --connect`): ['table'] → its line. */
+  readonly lineOf: (path: ReadonlyArray<string | number>) => number;
   /** The sink-specific settings, validated against the type's actionSchema. */
   readonly settings: Record<string, unknown>;
 }
@@ -239,7 +241,7 @@ export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig
     const { value, errors: aerrs } = validatePart<Record<string, unknown>>(schema as TSchema, a, src, ['actions', i]);
     errors.push(...aerrs);
     const { sink: _s, ...settings } = value;
-    actions.push({ sink: sink.name, settings });
+    actions.push({ sink: sink.name, settings, lineOf: (path) => locateKey(src, ['actions', i, ...path]).line });
   }
   if (errors.length > before || !compiled || failed) return undefined;
   return {

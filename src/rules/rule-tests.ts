@@ -8,7 +8,7 @@ import { eventFromJson } from './eval-lines.js';
 import { compileJsonata } from './jsonata.js';
 import { toJsonValue } from './json-out.js';
 import { stripShare } from './topic.js';
-import type { CompiledRule } from './types.js';
+import type { CompiledRule, OutputRecord, RuleEvent } from './types.js';
 import { isObj } from './values.js';
 
 export interface RuleTestExpect {
@@ -80,6 +80,32 @@ function show(v: unknown): string {
   return s === undefined ? 'undefined' : s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
 
+/** A test's event as the rule sees it; a left-out topic is one the rule's first filter matches. */
+function testEvent(t: RuleTestCase, filters: readonly string[]): RuleEvent {
+  const ev = { ...(t.event ?? {}) };
+  if (ev.topic === undefined) ev.topic = exampleTopic(filters);
+  return eventFromJson(ev);
+}
+
+/**
+ * The outputs a rule gives for its own tests' events, with each event: sample values for checking
+ * that a sink can take them (`weir check --connect`). Tests that fail or expect an error give none.
+ */
+export async function ruleTestOutputs(rule: CompiledRule, tests: readonly RuleTestCase[], ruleId: string): Promise<Array<{ record: OutputRecord; event: RuleEvent }>> {
+  const out: Array<{ record: OutputRecord; event: RuleEvent }> = [];
+  for (const t of tests) {
+    if (t.expect?.error) continue;
+    try {
+      const event = testEvent(t, rule.filters);
+      const res = await rule.evaluate(createMessageContext(event), ruleId);
+      if (res.matched) for (const record of res.outputs) out.push({ record, event });
+    } catch {
+      // a failing test is weir test's to report
+    }
+  }
+  return out;
+}
+
 function errorMatches(want: boolean | string, err: unknown): boolean {
   if (want === true) return true;
   if (typeof want !== 'string') return false;
@@ -94,9 +120,7 @@ async function runOne(rule: CompiledRule | Error, filters: readonly string[], t:
   let matched: boolean;
   try {
     if (rule instanceof Error) throw rule;
-    const ev = { ...(t.event ?? {}) };
-    if (ev.topic === undefined) ev.topic = exampleTopic(filters);
-    const res = await rule.evaluate(createMessageContext(eventFromJson(ev)), ruleId);
+    const res = await rule.evaluate(createMessageContext(testEvent(t, filters)), ruleId);
     matched = res.matched;
     // YAML has one kind of number, so a test's 25 matches the float 25.0 as well.
     outputs = res.matched ? plainNumbers(toJsonValue(res.outputs)) : undefined;

@@ -143,6 +143,39 @@ export interface TargetCount {
   readonly note?: string;
 }
 
+/** What a sink type's `migrate` did: for `weir migrate` and `migrate_on_start`. */
+export interface MigrateReport {
+  /** Where, for the output line (a URL without its password). */
+  readonly target: string;
+  /** Steps applied this time (a migration file's name, 'telemetry: retention policy added …'). */
+  readonly applied: string[];
+  /** Steps that were done before and so skipped. */
+  readonly alreadyApplied: number;
+  /** Why something could not be done, not an error ('no timescaledb extension: plain tables'). */
+  readonly notes: string[];
+}
+
+/** One rule action, as `verify` sees it: where it is written, and outputs to try its mapping on. */
+export interface ActionToVerify {
+  readonly ruleId: string;
+  /** `rules/x.yaml:12`: the action's place, for the problem's line. */
+  readonly at: string;
+  /** The place of a key inside the action (['columns', 'temp']), or `at` when it cannot be found. */
+  atKey(path: ReadonlyArray<string | number>): string;
+  /** The action's settings, validated against the type's actionSchema. */
+  readonly settings: unknown;
+  /** Outputs of the rule's own tests (their events through its SQL), to check the values' types. */
+  readonly samples: readonly SinkInput[];
+}
+
+/** Something a sink lacks that the rules need: one line, and what to do about it when known. */
+export interface VerifyProblem {
+  /** `rules/x.yaml:12: table hot_samples does not exist` or, with no rule, the sink's own need. */
+  readonly message: string;
+  /** A fix to print below it, as is (a CREATE TABLE). */
+  readonly suggestion?: string;
+}
+
 /** A sink type: its config schemas (the single source of its fields) and its factory. */
 // biome-ignore lint/suspicious/noExplicitAny: the registry holds sink types of different settings; each is typed where it is defined.
 export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
@@ -159,6 +192,17 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
    */
   lint?(cfg: Cfg): SettingProblem[];
   create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
+  /**
+   * Brings the service up to what weir needs (PostgreSQL: migrations/, hypertables): `weir migrate`
+   * and `migrate_on_start`. `dir` replaces the package's migrations directory.
+   */
+  migrate?(cfg: Cfg, opts: { dir?: string }): Promise<MigrateReport>;
+  /**
+   * Connects and checks that what the actions need is there (tables, columns and their types,
+   * topics) and, when `deadLetters` is set, that this sink can store dead letters: `weir check
+   * --connect`, and `weir run` at start. Rejects only when the service cannot be reached.
+   */
+  verify?(cfg: Cfg, actions: readonly ActionToVerify[], opts: { deadLetters: boolean }, signal: AbortSignal): Promise<VerifyProblem[]>;
   /**
    * Whether a sink with these settings keeps dead letters (its Sink has `deadLetter`, and
    * letterStore reads them): always for some types, by a setting for others. Absent: never.

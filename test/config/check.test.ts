@@ -122,3 +122,25 @@ test('every command has --help', async () => {
     assert.match(r.stdout, new RegExp(`usage: weir ${cmd}`));
   }
 });
+
+test('hypertables: an interval TimescaleDB would not take, then a drop_after not longer than compress_after, are named at their lines', async () => {
+  const config = (chunk: string) =>
+    GOOD_CONFIG.replace(
+      'url: postgres://weir@127.0.0.1:1/weir\n',
+      `url: postgres://weir@127.0.0.1:1/weir
+    hypertables:
+      telemetry:
+        chunk_interval: ${chunk}
+      readings:
+        compression: { segment_by: [device_id], compress_after: 30 days }
+        retention: { drop_after: 2 weeks }
+`,
+    );
+  const bad = await runCli(['check', '-c', files(config('one day'))]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /weir\.yaml:10:25: sinks\.db\.hypertables\.telemetry\.chunk_interval: expected text matching .*, got "one day", e\.g\. 1 day/);
+  // The settings' own contradiction is checked once their shape is right.
+  const early = await runCli(['check', '-c', files(config('1 day'))]);
+  assert.equal(early.code, 1);
+  assert.match(early.stderr, /weir\.yaml:13:34: sinks\.db\.hypertables\.readings\.retention\.drop_after '2 weeks': drop_after must be longer than compression\.compress_after \(30 days\)/);
+});

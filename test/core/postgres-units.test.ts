@@ -12,6 +12,8 @@ test('SQLSTATE classes: data and constraint errors reject the row, connection an
   assert.equal(classifyPgError({ code: '22001' }), 'reject');
   assert.equal(classifyPgError({ code: '22026' }), 'reject');
   assert.equal(classifyPgError({ code: '22003' }), 'reject');
+  // feature_not_supported (TimescaleDB: a write a compressed chunk cannot take) recurs: dead-letter, never retry for ever.
+  assert.equal(classifyPgError({ code: '0A000' }), 'reject');
   assert.equal(classifyPgError({ code: '08006' }), 'retry');
   assert.equal(classifyPgError({ code: '57P01' }), 'retry');
   assert.equal(classifyPgError({ code: '40001' }), 'retry');

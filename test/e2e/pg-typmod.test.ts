@@ -7,20 +7,14 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { SinkConfig } from '../../src/config/load.js';
-import { DeadLetterQueue, sinkDeadLetterWriter } from '../../src/core/dead-letter.js';
-import type { Outcome } from '../../src/core/ack-path.js';
-import { SinkRunner } from '../../src/core/sink-runner.js';
 import { silentLogger } from '../../src/log.js';
-import { createMetrics, ruleCounters } from '../../src/metrics/names.js';
 import { migrate } from '../../src/sinks/postgres/migrate.js';
 import { PostgresSink } from '../../src/sinks/postgres/sink.js';
 import type { PostgresConfig } from '../../src/sinks/postgres/spec.js';
-import type { Sink } from '../../src/sinks/types.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
-import { tempDir } from '../harness/process.js';
 import { ROOT } from '../harness/weir.js';
 import { query } from './fixtures.js';
+import { startPgRunner } from './pg-runner.js';
 
 const SCHEMA = `
 CREATE DOMAIN short_code AS varchar(5) CHECK (VALUE <> 'nope');
@@ -75,35 +69,11 @@ for (const mode of ['unnest', 'values'] as const) {
     await migrate(url, join(ROOT, 'migrations'));
     await query(url, SCHEMA);
 
-    const stop = new AbortController();
-    const metrics = createMetrics();
-    const retry = { initial_ms: 50, max_ms: 200, multiplier: 2, max_attempts: 0 };
-    const settings: PostgresConfig = {
-      url,
-      pool_size: 2,
-      insert_mode: mode,
-      statement_timeout_ms: 10_000,
-      connect_timeout_ms: 2_000,
-      dead_letter_table: 'weir_dead_letter',
-      ledger: 'on',
-      application_name: 'weir-typmod-test',
-    };
-    const cfg = { name: 'tsdb', batch: { max_items: 100, max_bytes: 1 << 20, max_delay_ms: 60_000 }, retry, max_in_flight: 1, settings } as unknown as SinkConfig;
-    const sink = new PostgresSink(settings, { name: 'tsdb', log: silentLogger, instance: 'typmod' });
-    const dlq = new DeadLetterQueue(sinkDeadLetterWriter(sink as unknown as Sink), retry, metrics, silentLogger, stop.signal, join(tempDir('pg-typmod'), 'fallback.jsonl'));
-    const runner = new SinkRunner(cfg, sink as unknown as Sink, dlq, metrics, silentLogger, stop.signal);
+    const pg = await startPgRunner(url, { insertMode: mode, instance: 'typmod' });
     try {
-      await runner.connect();
-      const handle = runner.bind('sized', { table: 'sized', columns: { id: '${id}', v: '${v}', c: '${c}', n: '${n}', b: '${b}', code: '${code}' } }, ruleCounters(metrics, 'sized'));
-      const outcomes = new Map<number, Outcome>();
-      for (const row of ROWS) {
-        runner.enqueue(handle, row, { topic: `t/${row.id}`, payload: JSON.stringify(row) }, 10, { itemDone: (o) => outcomes.set(row.id, o) });
-      }
       // One batch (max_delay_ms is long): the refused rows are isolated by splitting it.
-      await runner.flush();
-      const deadline = Date.now() + 30_000;
-      while (outcomes.size < ROWS.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-
+      const done = await pg.store('sized', { table: 'sized', columns: { id: '${id}', v: '${v}', c: '${c}', n: '${n}', b: '${b}', code: '${code}' } }, ROWS);
+      const outcomes = new Map(ROWS.map((r, i) => [r.id, done[i]]));
       const expected = new Map(ROWS.map((r) => [r.id, r.id in REFUSED ? 'dead_lettered' : 'stored']));
       assert.deepEqual(outcomes, expected, 'every row ends once: stored, or dead-lettered (never retried forever)');
 
@@ -128,12 +98,11 @@ for (const mode of ['unnest', 'values'] as const) {
       // The ledger counts what was committed, and nothing of the refused rows.
       const [ledger] = await query<{ rows: string }>(url, 'SELECT sum(rows)::text AS rows FROM weir_ledger');
       assert.equal(ledger!.rows, String(STORED.length));
-      const text = await metrics.registry.getSingleMetricAsString('weir_sink_retried_total');
+      const text = await pg.metrics.registry.getSingleMetricAsString('weir_sink_retried_total');
       const retried = text.split('\n').filter((l) => l && !l.startsWith('#')).reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
       assert.equal(retried, 0, 'a refused row is not retried');
     } finally {
-      stop.abort();
-      await runner.close();
+      await pg.close();
     }
   });
 }

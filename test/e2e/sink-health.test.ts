@@ -119,7 +119,11 @@ test('a rule mapping into a missing column: a schema error on the log, /sinks an
   const pub = await publishLoad({ url: mqttUrl, clients: 2, devices: 20, size: 200, qos: 1, limit: N, clientIdPrefix: 'schema-pub' });
   assert.equal(pub.acked, N);
   await waitFor(async () => logLines(weir).some((l) => l.level === ERROR && l.msg.startsWith('schema error')), 10_000, 'the schema error to be logged');
-  const failing = logLines(weir).filter((l) => l.level === ERROR);
+  // At start, before any message: what weir check --connect says (core/log-sink-problems.ts).
+  const atStart = logLines(weir).filter((l) => l.level === ERROR && l.msg.startsWith('sink lacks what a rule needs'));
+  assert.equal(atStart.length, 1);
+  assert.match(atStart[0]!.msg, /rules\/telemetry\.yaml:\d+: rule telemetry_to_tsdb: table telemetry has no column site$/);
+  const failing = logLines(weir).filter((l) => l.level === ERROR && l.msg.startsWith('schema error'));
   assert.equal(failing[0]!.sink, 'tsdb');
   assert.equal(failing[0]!.rule, 'telemetry_to_tsdb');
   assert.match(failing[0]!.err!, /telemetry.*site/, 'names the table and the column');
@@ -135,7 +139,7 @@ test('a rule mapping into a missing column: a schema error on the log, /sinks an
 
   // Retried (1 s, 2 s, 4 s with this retry policy), logged once, nothing stored or dead-lettered.
   await new Promise((r) => setTimeout(r, 4_000));
-  assert.equal(logLines(weir).filter((l) => l.level === ERROR).length, 1, 'one error line, not one per retry');
+  assert.equal(logLines(weir).filter((l) => l.level === ERROR).length, 2, 'the line at start and one schema error, not one per retry');
   assert.ok((await weir.metric('weir_sink_retried_total')) > 0, 'the batches are being retried');
   assert.equal(await countRows(pgUrl), 0);
   assert.equal(await weir.metric('weir_sink_dead_lettered_total'), 0, 'held, not dead-lettered');

@@ -6,18 +6,27 @@
 //   await pg.stop(); await pg.start();         // an outage on the same port and data
 //   const url = await freshDatabase(pg.url);   // a new empty database for one test
 //
-// Started as a program it starts one cluster, prints {"url": ...} and runs until SIGTERM.
+// With `timescaledb: true` (the run's shared server) the TimescaleDB extension is made loadable
+// first (test/harness/timescaledb.ts) and preloaded; a database that never runs
+// `CREATE EXTENSION timescaledb` behaves as plain PostgreSQL, so the plain tests share the server.
+// `timescaledb` on the server says whether it is there or why not: TimescaleDB tests read it
+// (timescaleTest) and report themselves as not run without it.
+//
+// Started as a program it starts one such cluster, prints {"url": ..., "timescaledb": ...} and
+// runs until SIGTERM.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { ensureDebianPackage } from './apt.js';
+import { ensureTimescaledb, type TimescaledbAvailability } from './timescaledb.js';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
 
 export interface PostgresServer {
   readonly url: string;
   readonly port: number;
+  readonly timescaledb: TimescaledbAvailability;
   stop(): Promise<void>;
   start(): Promise<void>;
   dispose(): Promise<void>;
@@ -35,7 +44,11 @@ function binDir(): string | undefined {
 export interface StartPostgresOptions {
   /** Keep fsync on (benchmarks); tests turn it off, since they never crash the machine. */
   fsync?: boolean;
+  /** Preload TimescaleDB, building or installing it first when it is missing. */
+  timescaledb?: boolean;
 }
+
+const NOT_ASKED: TimescaledbAvailability = { available: false, reason: 'this server was started without timescaledb: true' };
 
 export async function startPostgres(opts: StartPostgresOptions = {}): Promise<PostgresServer> {
   if (!binDir()) await ensureDebianPackage('postgresql', ['/usr/lib/postgresql']);
@@ -52,16 +65,20 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
     chownSync(dir, uid, gid);
   }
   execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'weir', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--locale=C'], { stdio: 'pipe', ...ids });
+  const timescaledb = opts.timescaledb ? ensureTimescaledb(bin) : NOT_ASKED;
+  // telemetry_level=off: the extension would otherwise try to phone home from the test machine.
+  const preload = timescaledb.available ? ['-c', 'shared_preload_libraries=timescaledb', '-c', 'timescaledb.telemetry_level=off'] : [];
   const port = await freePort();
   let svc: Service | undefined;
   const url = `postgres://weir@127.0.0.1:${port}/postgres`;
   const server: PostgresServer = {
     url,
     port,
+    timescaledb,
     async start() {
       svc = startService(
         join(bin, 'postgres'),
-        ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', `fsync=${opts.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200', '-c', 'shared_buffers=128MB'],
+        ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', `fsync=${opts.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200', '-c', 'shared_buffers=128MB', ...preload],
         join(dir, 'postgres.log'),
         ids,
       );
@@ -96,17 +113,25 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
   return server;
 }
 
-let shared: Promise<{ url: string }> | undefined;
+export interface SharedPostgres {
+  readonly url: string;
+  readonly timescaledb: TimescaledbAvailability;
+}
 
-/** The run's PostgreSQL (WEIR_TEST_POSTGRES), or one started for this process. */
-export function sharedPostgres(): Promise<{ url: string }> {
+let shared: Promise<SharedPostgres> | undefined;
+
+/** The run's PostgreSQL (WEIR_TEST_POSTGRES), or one started for this process; TimescaleDB preloaded where it can be. */
+export function sharedPostgres(): Promise<SharedPostgres> {
   const env = process.env.WEIR_TEST_POSTGRES;
-  if (env) return Promise.resolve(JSON.parse(env) as { url: string });
-  shared ??= startPostgres().then((s) => {
+  if (env) {
+    const info = JSON.parse(env) as Partial<SharedPostgres> & { url: string };
+    return Promise.resolve({ url: info.url, timescaledb: info.timescaledb ?? { available: false, reason: 'WEIR_TEST_POSTGRES names no timescaledb' } });
+  }
+  shared ??= startPostgres({ timescaledb: true }).then((s) => {
     // The test process must be able to end; on its exit the server is stopped (the kill is sync).
     s.unref();
     process.once('exit', () => void s.stop());
-    return { url: s.url };
+    return { url: s.url, timescaledb: s.timescaledb };
   });
   return shared;
 }
@@ -129,8 +154,9 @@ export async function freshDatabase(adminUrl: string, prefix = 'weir_test'): Pro
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const s = await startPostgres();
-  process.stdout.write(`${JSON.stringify({ url: s.url })}\n`);
+  const s = await startPostgres({ timescaledb: true });
+  if (!s.timescaledb.available) process.stderr.write(`# TimescaleDB not available, its tests will not run: ${s.timescaledb.reason}\n`);
+  process.stdout.write(`${JSON.stringify({ url: s.url, timescaledb: s.timescaledb })}\n`);
   const bye = () => void s.dispose().then(() => process.exit(0));
   process.once('SIGTERM', bye);
   process.once('SIGINT', bye);

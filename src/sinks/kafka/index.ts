@@ -7,6 +7,7 @@ import type { KafkaItem } from './action.js';
 import { KafkaLetterTopic } from './letter-topic.js';
 import { KafkaSink } from './sink.js';
 import { KafkaActionSpec, KafkaConfigSpec, lintKafkaConfig, type KafkaAction, type KafkaConfig } from './spec.js';
+import { verifyKafka } from './verify.js';
 
 export const kafkaSink: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
   type: 'kafka',
@@ -17,6 +18,7 @@ export const kafkaSink: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
   keepsLetters: (cfg) => cfg.dead_letter_topic !== undefined,
   letterStore: (cfg, deps) => new TopicLetterStore(new KafkaLetterTopic(cfg, cfg.dead_letter_topic!, deps.name, deps.log)),
   count: (cfg, actions) => countForReconcile(cfg, actions, silentLogger),
+  verify: verifyKafka,
 };
 
 export { countTopic, countSince, snapshotOffsets, withKafkaAdmin, type OffsetSnapshot, type TopicCount } from './count.js';

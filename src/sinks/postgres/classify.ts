@@ -17,9 +17,13 @@ export function classifyPgError(err: unknown): ErrorClass {
       // CHECK, UNIQUE without ON CONFLICT): this row will never go in. Dead-letter it.
       // 54 program limit exceeded (a value nested past max_stack_depth, too many columns or
       // arguments): this input will exceed it again; a smaller batch may not, so it is split.
+      // 0A feature not supported (an older TimescaleDB refusing ON CONFLICT DO UPDATE into a
+      // compressed chunk): the server will refuse it the same way every time; splitting the batch
+      // dead-letters only the rows it refuses, instead of retrying them for ever.
       case '22':
       case '23':
       case '54':
+      case '0A':
         return 'reject';
       // 08 connection exception, 53 insufficient resources, 57 operator intervention (shutdown,
       // cannot connect now), 40 serialization failure/deadlock, 58 system error: try again.

@@ -1,9 +1,13 @@
 // The PostgreSQL/TimescaleDB sink type.
+import { redactUrl } from '../../log.js';
+import { MIGRATIONS_DIR } from '../../paths.js';
 import type { SinkType } from '../types.js';
 import { countPostgres } from './count.js';
 import { PgLetterStore } from './letter-store.js';
+import { migrate } from './migrate.js';
 import { PostgresSink } from './sink.js';
 import { lintPostgresConfig, PostgresActionSpec, PostgresConfigSpec, type PostgresAction, type PostgresConfig } from './spec.js';
+import { verifyPostgres } from './verify.js';
 
 export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
   type: 'postgres',
@@ -15,4 +19,9 @@ export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
   letterStore: (cfg, deps) => new PgLetterStore(cfg.url, cfg.dead_letter_table, deps.name),
   count: (cfg, actions, ctx) => countPostgres(cfg, actions, ctx),
   sqlUrl: (cfg) => cfg.url,
+  async migrate(cfg, opts) {
+    const r = await migrate(cfg.url, opts.dir ?? MIGRATIONS_DIR, cfg.hypertables ?? {});
+    return { target: redactUrl(cfg.url), applied: [...r.applied, ...r.changed], alreadyApplied: r.alreadyApplied.length, notes: r.notes };
+  },
+  verify: verifyPostgres,
 };

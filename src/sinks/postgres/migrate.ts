@@ -1,14 +1,20 @@
 // Versioned SQL files (migrations/NNN_name.sql) applied in order, each in its own transaction,
-// recorded in weir_migrations. An advisory lock keeps two replicas from migrating at once.
+// recorded in weir_migrations, then the sink's `hypertables:` settings (hypertables.ts). An
+// advisory lock keeps two replicas from migrating at once.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { WeirError } from '../../errors.js';
+import { applyHypertables } from './hypertables.js';
+import type { HypertableSettings } from './spec.js';
 
 export interface MigrationResult {
   readonly applied: string[];
   readonly alreadyApplied: string[];
+  /** What the hypertables settings changed. */
+  readonly changed: string[];
+  readonly notes: string[];
 }
 
 const LOCK_KEY = 0x77656972; // "weir"
@@ -23,10 +29,10 @@ export function listMigrations(dir: string): Array<{ version: number; name: stri
     });
 }
 
-export async function migrate(url: string, dir: string): Promise<MigrationResult> {
+export async function migrate(url: string, dir: string, hypertables: Readonly<Record<string, HypertableSettings>> = {}): Promise<MigrationResult> {
   const client = new pg.Client({ connectionString: url, application_name: 'weir-migrate' });
   await client.connect();
-  const result: MigrationResult = { applied: [], alreadyApplied: [] };
+  const result: MigrationResult = { applied: [], alreadyApplied: [], changed: [], notes: [] };
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS weir_migrations (
@@ -49,6 +55,16 @@ export async function migrate(url: string, dir: string): Promise<MigrationResult
         throw new WeirError('migrate.failed', `migration ${m.name} failed: ${(err as Error).message}`, { cause: err });
       }
       result.applied.push(m.name);
+    }
+    await client.query('BEGIN');
+    try {
+      const h = await applyHypertables(client, hypertables);
+      await client.query('COMMIT');
+      result.changed.push(...h.changed);
+      result.notes.push(...h.notes);
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err instanceof WeirError ? err : new WeirError('migrate.failed', `hypertables settings failed: ${(err as Error).message}`, { cause: err });
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]).catch(() => undefined);
