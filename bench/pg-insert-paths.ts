@@ -33,7 +33,7 @@ export async function insertPaths(adminUrl: string, target: InsertTarget = 'plai
   const loc = 'x'.repeat(120);
   const make = (b: number) => Array.from({ length: BATCH }, (_, i) => [new Date(1733140000000 + b * BATCH + i), `d${i % 1000}`, b * BATCH + i, 21.5, 40.1, loc]);
   const copy = async (rs: unknown[][]) => {
-    const text = rs.map((r) => [(r[0] as Date).toISOString(), ...r.slice(1)].join('\t')).join('\n') + '\n';
+    const text = `${rs.map((r) => [(r[0] as Date).toISOString(), ...r.slice(1)].join('\t')).join('\n')}\n`;
     await pipeline(Readable.from([text]), c.query(copyFrom('COPY t FROM STDIN')));
   };
   const out: Record<string, number> = {};

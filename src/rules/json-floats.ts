@@ -72,9 +72,18 @@ class Reader {
       }
     }
     if (c === '"') return this.string();
-    if (c === 't') return (this.i += 4), true;
-    if (c === 'f') return (this.i += 5), false;
-    if (c === 'n') return (this.i += 4), null;
+    if (c === 't') {
+      this.i += 4;
+      return true;
+    }
+    if (c === 'f') {
+      this.i += 5;
+      return false;
+    }
+    if (c === 'n') {
+      this.i += 4;
+      return null;
+    }
     return this.number();
   }
 

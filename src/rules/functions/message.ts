@@ -7,6 +7,7 @@ import { compileTopicFilter } from '../topic.js';
 import { isBinary, isObj, text, typeError } from '../values.js';
 import { def, type FunctionSpec } from './registry.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: each function checks its own arguments (args.ts); the registry holds them all.
 const m = (sig: string, summary: string, fn: (s: Scope, ...a: any[]) => unknown, examples: FunctionSpec['examples'] = []): FunctionSpec[] =>
   def('message', sig, summary, fn, { scoped: true, examples });
 

@@ -84,7 +84,7 @@ const SIMPLE: Record<string, string> = {
 };
 
 /** EMQX's unescape: the C escapes and \xHH…; any other escape is an error. */
-export function unescape(s: string): string {
+export function unescapeText(s: string): string {
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s[i] as string;

@@ -5,7 +5,7 @@ import { RuleEvalError } from '../errors.js';
 import { toStr } from '../values.js';
 import { checkSize, needInt, needList, needOption, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
-import { sprintf, unescape } from './string-format.js';
+import { sprintf, unescapeText } from './string-format.js';
 
 const s1 = (name: string, f: (s: string) => unknown) => (v: unknown): unknown => f(needStr(name, v));
 
@@ -188,7 +188,7 @@ export const STRING_FUNCTIONS: FunctionSpec[] = [
   ...def('string', 'join_to_sql_values_string(array): string', 'The values as an SQL VALUES list: strings quoted, numbers as they are.', (l: unknown) => needList('join_to_sql_values_string', l).map(sqlValue).join(', '), {
     examples: [{ call: "join_to_sql_values_string(['a', 1, 'it''s'])", result: "'a', 1, 'it\\'s'" }],
   }),
-  ...def('string', 'unescape(string): string', 'Turn escape sequences (\\n \\t \\r \\\\ \\" \\\' \\xHH…) into the characters they stand for.', (v: unknown) => unescape(needStr('unescape', v)), {
+  ...def('string', 'unescape(string): string', 'Turn escape sequences (\\n \\t \\r \\\\ \\" \\\' \\xHH…) into the characters they stand for.', (v: unknown) => unescapeText(needStr('unescape', v)), {
     examples: [{ call: "strlen(unescape('a\\nb'))", result: 3 }, { call: "unescape('\\x41')", result: 'A' }, { call: "unescape('\\q')", error: true }, { call: "unescape('a\\\\')", result: 'a\\' }, { call: "unescape('\\\\')", result: '\\' }],
   }),
 ];

@@ -115,7 +115,10 @@ export function parseKeepingFloats(text: string): unknown {
       i++;
       const out: Record<string, unknown> = {};
       ws();
-      if (text[i] === '}') return i++, out;
+      if (text[i] === '}') {
+        i++;
+        return out;
+      }
       for (;;) {
         ws();
         const k = value() as string;
@@ -130,7 +133,10 @@ export function parseKeepingFloats(text: string): unknown {
       i++;
       const out: unknown[] = [];
       ws();
-      if (text[i] === ']') return i++, out;
+      if (text[i] === ']') {
+        i++;
+        return out;
+      }
       for (;;) {
         out.push(value());
         ws();
