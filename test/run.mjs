@@ -5,8 +5,8 @@
 // node's test runner one at a time (2 cores: parallel files would measure each other), and stops
 // the services. `npm test -- test/foo.test.ts …` runs only those files.
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -30,7 +30,19 @@ function findTests(dir) {
 
 const args = process.argv.slice(2);
 const files = (args.length ? args.map((a) => join(process.cwd(), a)) : findTests(join(root, 'test'))).map((f) => relative(root, f));
-const sources = files.map((f) => readFileSync(join(root, f), 'utf8')).join('\n');
+/**
+ * A test file's text and that of the test helpers it imports (relative imports under test/, one
+ * level deep): a suite whose per-sink adapters call sharedKafka() and the like needs those
+ * services started too.
+ */
+function sourceOf(file) {
+  const text = readFileSync(join(root, file), 'utf8');
+  const helpers = [...text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)]
+    .map((m) => join(dirname(join(root, file)), `${m[1]}.ts`))
+    .filter((p) => p.startsWith(join(root, 'test')) && existsSync(p));
+  return [text, ...helpers.map((p) => readFileSync(p, 'utf8'))].join('\n');
+}
+const sources = files.map(sourceOf).join('\n');
 const needed = SERVICES.filter((s) => sources.includes(s.uses) && !process.env[`WEIR_TEST_${s.name.toUpperCase()}`]);
 
 /** Starts a harness as a child; resolves with the JSON line it prints once the service is ready. */

@@ -35,3 +35,7 @@ export const SinkCommonSpec = {
   retry: RetrySpec,
   max_in_flight: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Batches of this sink being written at once (p-queue concurrency).' }),
 };
+
+/** The key every action has beside its sink type's own: which sink of weir.yaml it writes to. */
+export const actionSinkKeySpec = (type: string) =>
+  Type.String({ description: `Name of a sink of type ${type} in weir.yaml (its key under sinks:).`, examples: [`${type}_telemetry`] });

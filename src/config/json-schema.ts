@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { PACKAGE_ROOT } from '../paths.js';
 import { ALL_SINK_TYPES } from '../sinks/all.js';
-import { SinkCommonSpec } from './common-spec.js';
+import { actionSinkKeySpec, SinkCommonSpec } from './common-spec.js';
 import { RuleFileSpec, WeirSpec } from './schema.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -59,7 +59,7 @@ function sinkSchema(t: (typeof ALL_SINK_TYPES)[number]): JsonSchema {
 }
 
 function actionSchema(t: (typeof ALL_SINK_TYPES)[number]): JsonSchema {
-  const s = plain(Type.Composite([Type.Object({ sink: Type.String({ description: `Name of a sink of type ${t.type} in weir.yaml.` }) }), t.actionSchema as never], { additionalProperties: false }));
+  const s = plain(Type.Composite([Type.Object({ sink: actionSinkKeySpec(t.type) }), t.actionSchema as never], { additionalProperties: false }));
   return { title: `${t.type} action`, ...s };
 }
 

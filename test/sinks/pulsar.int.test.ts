@@ -1,9 +1,11 @@
 // The Pulsar sink against a real Pulsar standalone broker (test/harness/pulsar.ts): zlib, lz4,
 // zstd and snappy batches into 10-partition topics read back by an independent reader (the
 // broker's WebSocket reader API, i.e. the Java client inside the broker decompresses and splits
-// the batches), the broker's partitioned-stats counters, and a broker stop/start mid-write.
+// the batches), the broker's partitioned-stats counters, on the run's shared broker. (A broker
+// outage under the core's runner is a case of the sink conformance suite,
+// test/sinks/conformance.int.test.ts.)
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import WebSocket from 'ws';
 import { silentLogger } from '../../src/log.js';
@@ -13,17 +15,13 @@ import { pulsarSink } from '../../src/sinks/pulsar/index.js';
 import { PulsarConfigSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
 import type { OutgoingMessage } from '../../src/sinks/pulsar/transport.js';
 import type { Sink, SinkInput } from '../../src/sinks/types.js';
-import { startPulsar, type PulsarBroker } from '../harness/pulsar.js';
+import { sharedPulsar, type PulsarEndpoints } from '../harness/pulsar.js';
 
-let broker: PulsarBroker;
+let broker: PulsarEndpoints;
 
 before(async () => {
-  broker = await startPulsar();
+  broker = await sharedPulsar();
 }, { timeout: 240_000 });
-
-after(async () => {
-  await broker?.dispose();
-});
 
 function sinkConfig(topic: string, over: Partial<PulsarConfig> = {}): PulsarConfig {
   const cfg = Value.Default(PulsarConfigSpec, {
@@ -198,43 +196,5 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
     const read = await readAll(topic, 10, 4);
     assert.deepEqual(read.map((m) => m.properties.seq).sort(), ['0', '2', '3', '4']);
     for (const m of read) assert.ok(m.payload.equals(items[Number(m.properties.seq)]!.payload));
-  });
-
-  it('fails writes with retriable errors while the broker is down, then succeeds after it restarts', async () => {
-    const topic = `persistent://public/default/weir-restart-${Date.now()}`;
-    const sink = pulsarSink.create(sinkConfig(topic), { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
-    await sink.connect(AbortSignal.timeout(30_000));
-    const action = sink.bind({ key: '${clientid}', properties: { seq: '${seq}' } }, 'r1');
-    const first = Array.from({ length: 200 }, (_, i) => action.encode(input(i, `dev-${i % 7}`)));
-    await writeAll(sink, first, 100);
-
-    await broker.stop();
-    const during = Array.from({ length: 200 }, (_, i) => action.encode(input(1000 + i, `dev-${i % 7}`)));
-    const failed = await sink.write(during, AbortSignal.timeout(30_000));
-    assert.equal(failed.retry.length, during.length, 'every item is to be retried');
-    assert.equal(failed.rejected.length, 0);
-    assert.ok(failed.retryError);
-    assert.equal(sink.classify(failed.retryError), 'retry', failed.retryError.message);
-    await assert.rejects(sink.probe(AbortSignal.timeout(5_000)), (e: unknown) => sink.classify(e) === 'retry');
-
-    await broker.start();
-    // What the core does: retry the failed items with backoff until they are written.
-    let pending = during;
-    let attempts = 0;
-    const deadline = Date.now() + 90_000;
-    while (pending.length > 0) {
-      assert.ok(Date.now() < deadline, `still ${pending.length} to write after restart`);
-      attempts++;
-      const r = await sink.write(pending, AbortSignal.timeout(30_000));
-      assert.equal(r.rejected.length, 0);
-      pending = r.retry.map((i) => pending[i]!);
-      if (pending.length > 0) await new Promise((res) => setTimeout(res, 500));
-    }
-    await sink.probe(AbortSignal.timeout(5_000));
-    await sink.close();
-    const read = await readAll(topic, 10, first.length + during.length);
-    const seqs = new Set(read.map((m) => Number(m.properties.seq)));
-    for (let i = 0; i < 200; i++) assert.ok(seqs.has(i) && seqs.has(1000 + i), `seq ${i} and ${1000 + i} stored`);
-    process.stderr.write(`pulsar.int: written after restart in ${attempts} attempts\n`);
   });
 });

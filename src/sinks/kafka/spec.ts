@@ -1,5 +1,6 @@
 // The Kafka sink's settings: the single source of their names, defaults and docs. The TypeScript
-// types below are derived from these schemas; README.md and sample.yaml describe the same fields.
+// types below are derived from these schemas; README.md's settings reference and sample.yaml are
+// generated from them (npm run sink-docs).
 import { Type, type Static } from '@sinclair/typebox';
 import type { SettingProblem } from '../types.js';
 
@@ -42,7 +43,7 @@ const CreateTopicsSpec = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'When set, a topic the sink writes to for the first time is created if missing (admin CreateTopics). When absent, topics must exist.',
+    description: 'When set, a topic the sink writes to for the first time is created if missing (admin CreateTopics). When absent, topics must exist: the sink never relies on the broker creating topics on first use.',
     examples: [{ partitions: 6, replication_factor: 3 }],
   },
 );
@@ -70,7 +71,7 @@ export const KafkaConfigSpec = Type.Object(
     }),
     compression: Type.Union(
       COMPRESSIONS.map((c) => Type.Literal(c)),
-      { default: 'none', description: 'Record batch compression. gzip is built into kafkajs; lz4, snappy and zstd use bundled codecs (see README.md).', examples: ['lz4'] },
+      { default: 'none', description: 'Record batch compression. gzip is built into kafkajs; lz4, snappy and zstd use bundled codecs (README.md, Compression).', examples: ['lz4'] },
     ),
     create_topics: Type.Optional(CreateTopicsSpec),
     max_in_flight_requests: Type.Integer({
@@ -84,7 +85,7 @@ export const KafkaConfigSpec = Type.Object(
       minimum: 100,
       maximum: 300_000,
       default: 30_000,
-      description: 'How long one produce request may wait for its acknowledgements (broker side) and for its response (client side).',
+      description: 'How long one produce request may wait for its acknowledgements (broker side); the client waits 2 s more for the response.',
       examples: [30_000],
     }),
     connection_timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 3_000, description: 'TCP/TLS connect timeout per broker.', examples: [3_000] }),
@@ -108,19 +109,19 @@ export const KafkaActionSpec = Type.Object(
   {
     topic: Type.String({
       minLength: 1,
-      description: 'Topic to produce to; a ${path} template is allowed (the rendered name must be a legal Kafka topic name, or the record is dead-lettered).',
+      description: 'Topic to produce to; a ${path} template is allowed. A rendered name that is not a legal Kafka topic name (1-249 characters of a-z, A-Z, 0-9, ., _ and -) dead-letters the record.',
       examples: ['telemetry', 'telemetry.${site}'],
     }),
     key: Type.Optional(
       Type.String({
-        description: 'Record key template. Records with one key go to one partition, in order. Missing or empty = no key.',
+        description: 'Record key template. Records with one key go to one partition, in order. Missing, null or empty = no key.',
         examples: ['${clientid}'],
       }),
     ),
     value: Type.Optional(
       Type.String({
         description:
-          'Record value template. Default: the whole output record as JSON. A lone ${path} gives the value itself (bytes and strings as they are, other values as JSON); a missing value dead-letters the record; null writes a null value (a tombstone).',
+          'Record value template. Default: the whole output record as JSON. A lone ${path} gives the value itself (bytes and strings as they are, numbers, maps and lists as JSON); a missing value dead-letters the record; null writes a null value (a tombstone).',
         examples: ['${payload}'],
       }),
     ),

@@ -52,13 +52,13 @@ export const PostgresConfigSpec = Type.Object(
       description: 'unnest: one statement with one array parameter per column (fastest measured, see bench/results/pg.json). values: multi-row VALUES.',
     }),
     statement_timeout_ms: Type.Integer({ minimum: 0, default: 30_000, description: 'Server-side limit per statement; 0 = none.' }),
-    connect_timeout_ms: Type.Integer({ minimum: 0, default: 5_000 }),
+    connect_timeout_ms: Type.Integer({ minimum: 0, default: 5_000, description: 'How long opening a connection may take before it fails (and is retried); 0 = no limit.' }),
     dead_letter_table: Type.String({ default: 'weir_dead_letter', description: 'Table of dead letters, when this sink is the dead-letter store (created by weir migrate).' }),
     ledger: Type.Union([Type.Literal('on'), Type.Literal('off')], {
       default: 'on',
       description: 'on: every batch also adds its committed row count to weir_ledger, in the same statement, for weir reconcile (created by weir migrate).',
     }),
-    application_name: Type.String({ default: 'weir' }),
+    application_name: Type.String({ default: 'weir', description: 'Shown for these connections in pg_stat_activity and the server log.' }),
     hypertables: Type.Optional(Type.Record(Type.String({ pattern: TABLE }), HypertableSpec, {
       description: 'Tables weir migrate makes TimescaleDB hypertables, with their chunk interval, compression and retention policies, applied idempotently where the timescaledb extension is available (docs/timescaledb.md).',
       examples: [{ telemetry: { chunk_interval: '1 day', compression: { segment_by: ['device_id'], order_by: ['ts DESC'], compress_after: '7 days' }, retention: { drop_after: '90 days' } } }],

@@ -21,7 +21,7 @@ export const PulsarBatchingSpec = Type.Object(
 
 export const PulsarConfigSpec = Type.Object(
   {
-    service_url: Type.String({ pattern: '^pulsar(\\+ssl)?://', description: "The broker's binary protocol URL.", examples: ['pulsar://pulsar:6650'] }),
+    service_url: Type.String({ pattern: '^pulsar(\\+ssl)?://', description: "The broker's binary protocol URL: pulsar://host:6650, or pulsar+ssl://host:6651 for TLS.", examples: ['pulsar://pulsar:6650'] }),
     admin_url: Type.Optional(Type.String({ pattern: '^https?://', description: 'The admin REST URL; needed by create_topic and by weir reconcile (partitioned-stats).', examples: ['http://pulsar:8080'] })),
     topic: Type.String({
       pattern: '^(persistent|non-persistent)://[^/]+/[^/]+/[^/]+$',
@@ -73,7 +73,7 @@ export type PulsarConfig = Static<typeof PulsarConfigSpec>;
 export const PulsarActionSpec = Type.Object(
   {
     key: Type.Optional(Type.String({
-      description: "Message key template. Keyed messages go to the partition the key hashes to, so `${clientid}` keeps one device's messages in one partition, in order. Without a key messages go round-robin.",
+      description: "Message key template. Keyed messages go to the partition the key hashes to, so `${clientid}` keeps one device's messages in one partition, in order. Without a key, messages go round-robin over the partitions.",
       examples: ['${clientid}'],
     })),
     properties: Type.Record(Type.String({ minLength: 1 }), Type.String(), {

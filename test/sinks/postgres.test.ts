@@ -1,3 +1,6 @@
+// Unit tests of the PostgreSQL sink's pure parts: error classes by SQLSTATE, the insert statements,
+// values shaped for their column, the ledger. Against a real server: postgres.int.test.ts, and the
+// sink conformance suite (conformance.int.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyPgError } from '../../src/sinks/postgres/classify.js';
