@@ -23,8 +23,8 @@ import { join } from 'node:path';
 import { telemetrySample } from '../src/embedded/devices.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../test/harness/postgres.js';
 import { freePort, startService, tempDir, waitFor, type Service } from '../test/harness/process.js';
-import { parseMetrics, ROOT, WEIR_NODE_FLAGS } from '../test/harness/weir.js';
-import { median, PLACEMENT, procStats, replaceOnce, usPerMsg, weirNodeArgs } from './e2e.js';
+import { parseMetrics, ROOT } from '../test/harness/weir.js';
+import { median, PLACEMENT, procStats, replaceOnce, rssMb, usPerMsg, weirNodeArgs } from './e2e.js';
 import { machine, printTable, writeResult } from './report.js';
 import { encodeRun, StandInBroker, type EncodedRun } from './stand-in-broker.js';
 
@@ -63,8 +63,6 @@ class Feed {
   }
 }
 
-const rssMb = (pid: number): number => Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
-
 interface Run {
   msgs_per_s: number;
   weir_cpu_us_per_msg: number;
@@ -81,8 +79,7 @@ async function startWeirOn(sink: string, broker: StandInBroker, pgUrl: string | 
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];
   const config = RULES > 1 ? manyRules(dir) : join(ROOT, 'weir.yaml');
   // Every run samples weir's heap (bench/memory-probe.mjs, 10 samples a second) into its directory.
-  // weir's own flags (bin/weir.js's first line) first, so BENCH_NODE_ARGS can override them.
-  const args = [...WEIR_NODE_FLAGS, '--import', join(ROOT, 'bench/memory-probe.mjs'), ...weirNodeArgs(), ...entry, config];
+  const args = ['--import', join(ROOT, 'bench/memory-probe.mjs'), ...weirNodeArgs(), ...entry, config];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.measured, process.execPath, ...args]] : [process.execPath, args];
   const svc = startService(cmd, argv, join(dir, 'weir.log'), { cwd: ROOT, env });
   await waitFor(async () => {
@@ -111,7 +108,7 @@ async function metric(httpPort: number, name: string): Promise<number> {
 }
 
 async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer | undefined): Promise<Record<string, unknown>> {
-  const pgUrl = pg ? await freshDatabase(pg.url, `standalone_${sink}`) : undefined;
+  const pgUrl = sink === 'pg' && pg ? await freshDatabase(pg.url, 'standalone_pg') : undefined;
   const weir = await startWeirOn(sink, broker, pgUrl);
   const pid = weir.svc.proc.pid!;
   // taskset execs node in place, so the pid is weir's own.
@@ -141,7 +138,7 @@ async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer
   const rows = pgUrl ? await countRows(pgUrl) : undefined;
   await weir.svc.stop(30_000);
   const memory = readMemoryProbe(join(weir.dir, `memory-${pid}.json`));
-  const med = (f: (r: Run) => number) => median(runs.map(f));
+  const med = (f: (r: Run) => number) => Math.round(median(runs.map(f)) * 100) / 100;
   const result = {
     sink,
     messages: total,
