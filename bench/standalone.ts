@@ -107,10 +107,8 @@ async function metric(httpPort: number, name: string): Promise<number> {
   return sum;
 }
 
-async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer | undefined): Promise<Record<string, unknown>> {
-  const pgUrl = sink === 'pg' && pg ? await freshDatabase(pg.url, 'standalone_pg') : undefined;
-  const weir = await startWeirOn(sink, broker, pgUrl);
-  const pid = weir.svc.proc.pid!;
+/** Warm-up, then ROUNDS timed runs through the stand-in; weir's CPU and RSS from /proc of `pid`, and what it stored. */
+async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl: string | undefined) {
   // taskset execs node in place, so the pid is weir's own.
   await broker.whenSubscribed(CONNECTIONS);
   await new Promise((r) => setTimeout(r, 2_000));
@@ -133,10 +131,24 @@ async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer
   await new Promise((r) => setTimeout(r, 5_000));
   const rss_mb_idle_after = rssMb(pid);
   const total = WARMUP + ROUNDS * MESSAGES;
-  const stored = await metric(weir.httpPort, 'weir_sink_success_total');
-  const deadLettered = await metric(weir.httpPort, 'weir_dead_letter_total');
+  const stored = await metric(httpPort, 'weir_sink_success_total');
+  const deadLettered = await metric(httpPort, 'weir_dead_letter_total');
   const rows = pgUrl ? await countRows(pgUrl) : undefined;
-  await weir.svc.stop(30_000);
+  return { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows };
+}
+
+async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer | undefined): Promise<Record<string, unknown>> {
+  const pgUrl = sink === 'pg' && pg ? await freshDatabase(pg.url, 'standalone_pg') : undefined;
+  const weir = await startWeirOn(sink, broker, pgUrl);
+  const pid = weir.svc.proc.pid!;
+  // weir is stopped whatever happens, so a failed run leaves no weir behind on the measured core.
+  let driven: Awaited<ReturnType<typeof drive>>;
+  try {
+    driven = await drive(broker, weir.httpPort, pid, pgUrl);
+  } finally {
+    await weir.svc.stop(30_000);
+  }
+  const { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows } = driven;
   const memory = readMemoryProbe(join(weir.dir, `memory-${pid}.json`));
   const med = (f: (r: Run) => number) => Math.round(median(runs.map(f)) * 100) / 100;
   const result = {
