@@ -1,7 +1,7 @@
 // Runs weir as its own process (so a test can SIGKILL it) with a weir.yaml written from a
 // template, and reads its /metrics and /readyz.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
@@ -22,13 +22,6 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ c
     p.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
 }
-
-/**
- * The node flags weir runs with, as bin/weir.js's first line gives them: passed on node's command
- * line when a harness starts `node bin/weir.js`, so the process started is weir itself rather than
- * the relay bin/weir.js becomes without them (what a benchmark measures by pid must be weir).
- */
-export const WEIR_NODE_FLAGS: readonly string[] = readFileSync(join(ROOT, 'bin/weir.js'), 'utf8').split('\n', 1)[0]!.split(/\s+/).filter((w) => w.startsWith('--'));
 
 export interface WeirProcess {
   readonly dir: string;
@@ -63,7 +56,7 @@ export async function startWeir(files: WeirFiles, opts: { dir?: string; env?: No
   const dir = writeWeirFiles(files, httpPort, opts.dir);
   // compiled: run bin/weir.js on dist/ as production does (benchmarks; `npm run build` first).
   const entry = opts.compiled ? [join(ROOT, 'bin/weir.js')] : ['--import', TSX, ENTRY];
-  const svc = startService(process.execPath, [...(opts.compiled ? WEIR_NODE_FLAGS : []), ...(opts.nodeArgs ?? []), ...entry, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])], join(dir, 'weir.log'), {
+  const svc = startService(process.execPath, [...(opts.nodeArgs ?? []), ...entry, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])], join(dir, 'weir.log'), {
     cwd: dir,
     env: { ...process.env, WEIR_LOG_LEVEL: 'info', ...opts.env },
   });
