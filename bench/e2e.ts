@@ -254,6 +254,11 @@ function statFields(pid: string | number): string[] | undefined {
   }
 }
 
+/** A process's resident memory now, in MB, from /proc. */
+export function rssMb(pid: number): number {
+  return Math.round(Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+}
+
 /** CPU time (user + system) and peak RSS of a process, from /proc. */
 export function procStats(pid: number): { cpuMs: number; rssPeakMb: number } {
   const fields = statFields(pid);
@@ -298,6 +303,8 @@ export interface TimedRun {
   weir_cpu_pct: number;
   weir_cpu_us_per_msg: number;
   weir_rss_mb_peak: number;
+  /** weir's RSS when it was ready and before the warm-up: what it holds idle (the same in every run of one weir). */
+  weir_rss_mb_idle: number;
   /** CPU of the sink's server (and its child processes) per message, over the timed run. */
   server_cpu_us_per_msg: number;
   /** CPU time the hypervisor gave to others during the timed run, % of the machine: noise to read the figures by. */
@@ -363,6 +370,7 @@ export interface Measured {
 export async function interleave(m: Measured, ceiling: CeilingSubscriber, rounds = ROUNDS): Promise<{ ceilings: CeilingRun[]; runs: TimedRun[] }> {
   const stored = async (count: number) => (await m.weir.metric('weir_ingest_received_total')) >= count && (await m.weir.metric('weir_sink_success_total')) >= count;
   const base = await m.weir.metric('weir_sink_success_total');
+  const idleRss = rssMb(m.weir.svc.proc.pid!);
   if (WARMUP > 0) {
     await publish(m.mqttUrl, WARMUP, m.size);
     await waitFor(() => stored(base + WARMUP), 300_000, 'every warm-up message stored');
@@ -371,14 +379,14 @@ export async function interleave(m: Measured, ceiling: CeilingSubscriber, rounds
   const runs: TimedRun[] = [];
   for (let r = 0; r < rounds; r++) {
     const target = base + WARMUP + MESSAGES * (r + 1);
-    runs.push(await timedRun(m, () => stored(target)));
+    runs.push({ ...(await timedRun(m, () => stored(target))), weir_rss_mb_idle: idleRss });
     ceilings.push(await ceiling.run());
   }
   return { ceilings, runs };
 }
 
 /** Publishes MESSAGES into weir and waits until `done`; CPU and memory over that stretch. */
-async function timedRun(m: Measured, done: () => Promise<boolean>): Promise<TimedRun> {
+async function timedRun(m: Measured, done: () => Promise<boolean>): Promise<Omit<TimedRun, 'weir_rss_mb_idle'>> {
   const pid = m.weir.svc.proc.pid!;
   const before = procStats(pid);
   const serverBefore = treeCpuMs(m.serverPid);
@@ -458,6 +466,7 @@ export function measuredFields(ceilings: CeilingRun[], runs: TimedRun[], backs: 
     weir_cpu_pct: med((r) => r.weir_cpu_pct),
     weir_cpu_us_per_msg: med((r) => r.weir_cpu_us_per_msg),
     weir_rss_mb_peak: Math.max(...runs.map((r) => r.weir_rss_mb_peak)),
+    weir_rss_mb_idle: runs[0]?.weir_rss_mb_idle,
     weir_msgs_per_cpu_s: Math.round(1e6 / med((r) => r.weir_cpu_us_per_msg)),
     server_cpu_us_per_msg: med((r) => r.server_cpu_us_per_msg),
     broker_cpu_us_per_msg: med((r) => r.broker_cpu_us_per_msg),
@@ -496,7 +505,7 @@ export function printInterleaved(label: string, fields: ReturnType<typeof measur
     if (runs[k]) row(label, runs[k]!);
   });
   printTable(rows);
-  process.stdout.write(`  ${label}: ratio ${fields.ratio} (median of ${(fields.runs as Array<{ ratio: number | null }>).filter((r) => r.ratio !== null).length}; ${fields.ratio_to_higher_neighbour} to the higher neighbour, ${fields.ratio_to_best_ceiling} to the best ceiling); ${fields.weir_cpu_us_per_msg} µs/msg of weir CPU, ${fields.weir_rss_mb_peak} MB peak RSS, lost ${fields.lost}, duplicates ${fields.duplicates}\n`);
+  process.stdout.write(`  ${label}: ratio ${fields.ratio} (median of ${(fields.runs as Array<{ ratio: number | null }>).filter((r) => r.ratio !== null).length}; ${fields.ratio_to_higher_neighbour} to the higher neighbour, ${fields.ratio_to_best_ceiling} to the best ceiling); ${fields.weir_cpu_us_per_msg} µs/msg of weir CPU, ${fields.weir_rss_mb_peak} MB peak RSS (${fields.weir_rss_mb_idle} MB idle), lost ${fields.lost}, duplicates ${fields.duplicates}\n`);
 }
 
 /**

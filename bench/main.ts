@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<object>> = {
   rules: async () => (await import('./rules.js')).benchRules(),
   sequence: async () => (await import('./sequence.js')).benchSequence(),
   partitioner: async () => (await import('./partitioner.js')).benchPartitioner(),
+  standalone: async () => (await import('./standalone.js')).benchStandalone(),
 };
 
 const name = process.argv[2] ?? '';

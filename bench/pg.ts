@@ -126,10 +126,10 @@ export async function benchPg(variant: keyof typeof VARIANTS = 'pg'): Promise<ob
       ...resultHeader(variant, SIZE, ROUNDS),
       ...main,
       ...(timescaledb ? { timescaledb: server.timescaledb } : {}),
-      other_modes: modes.slice(1).map((m) => ({ mode: m.mode, weir_msgs_per_s: m.weir_msgs_per_s, ratio: m.ratio, p50_ms: m.p50_ms, p99_ms: m.p99_ms, weir_cpu_us_per_msg: m.weir_cpu_us_per_msg, weir_rss_mb_peak: m.weir_rss_mb_peak, server_cpu_us_per_msg: m.server_cpu_us_per_msg, lost: m.lost, duplicates: m.duplicates })),
+      other_modes: modes.slice(1).map((m) => ({ mode: m.mode, weir_msgs_per_s: m.weir_msgs_per_s, ratio: m.ratio, p50_ms: m.p50_ms, p99_ms: m.p99_ms, weir_cpu_us_per_msg: m.weir_cpu_us_per_msg, weir_rss_mb_peak: m.weir_rss_mb_peak, weir_rss_mb_idle: m.weir_rss_mb_idle, server_cpu_us_per_msg: m.server_cpu_us_per_msg, lost: m.lost, duplicates: m.duplicates })),
       insert_paths_rows_per_s: inserts,
     };
-    printTable(modes.map((m) => ({ mode: m.mode, 'msg/s': m.weir_msgs_per_s, ratio: m.ratio, 'to best ceiling': m.ratio_to_best_ceiling, p50: m.p50_ms, p99: m.p99_ms, 'µs/msg': m.weir_cpu_us_per_msg, 'rss MB': m.weir_rss_mb_peak, 'server µs/msg': m.server_cpu_us_per_msg, lost: m.lost, dup: m.duplicates })));
+    printTable(modes.map((m) => ({ mode: m.mode, 'msg/s': m.weir_msgs_per_s, ratio: m.ratio, 'to best ceiling': m.ratio_to_best_ceiling, p50: m.p50_ms, p99: m.p99_ms, 'µs/msg': m.weir_cpu_us_per_msg, 'rss MB': m.weir_rss_mb_peak, 'idle MB': m.weir_rss_mb_idle, 'server µs/msg': m.server_cpu_us_per_msg, lost: m.lost, dup: m.duplicates })));
     process.stdout.write(`  insert paths (rows/s, batches of 1000, no MQTT): ${JSON.stringify(inserts)}\n`);
     writeResult(variant, result);
     return result;
