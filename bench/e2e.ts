@@ -86,7 +86,8 @@ ${o.actionYaml ?? ''}`,
 }
 
 /** Core lists for `taskset -c`, or undefined when placement is off. */
-export const PLACEMENT: { load: string; measured: string } | undefined = process.env.BENCH_PIN !== '0' && cpus().length >= 2 ? { load: '0', measured: cpus().length === 2 ? '1' : `1-${cpus().length - 1}` } : undefined;
+export const PLACEMENT: { load: string; measured: string } | undefined =
+  process.env.BENCH_PIN !== '0' && cpus().length >= 2 ? { load: '0', measured: cpus().length === 2 ? '1' : `1-${cpus().length - 1}` } : undefined;
 
 /** Sets the CPU affinity of every thread of `pid`. */
 function pin(pid: number, cpuList: string): void {
@@ -149,7 +150,25 @@ export interface Published {
 
 /** Runs the publisher as its own process on the load side (never in a measured event loop). */
 export function publish(url: string, limit: number, size: number, topics = WEIR_TOPICS): Promise<Published> {
-  const args = ['--import', 'tsx', join(ROOT, 'bench/load/publisher.ts'), '-h', url, '-c', String(PUB_CLIENTS), '--devices', String(DEVICES), '-s', String(size), '-q', '1', '-L', String(limit), '-t', topics];
+  const args = [
+    '--import',
+    'tsx',
+    join(ROOT, 'bench/load/publisher.ts'),
+    '-h',
+    url,
+    '-c',
+    String(PUB_CLIENTS),
+    '--devices',
+    String(DEVICES),
+    '-s',
+    String(size),
+    '-q',
+    '1',
+    '-L',
+    String(limit),
+    '-t',
+    topics,
+  ];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.load, process.execPath, ...args]] : [process.execPath, args];
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -201,11 +220,16 @@ export class CeilingSubscriber {
     const sessions: MqttSession[] = [];
     const sub = new CeilingSubscriber(url, size, brokerPid, sessions);
     for (let i = 0; i < connections; i++) {
-      const s = new MqttSession(cfg, i, (_m, settle) => {
-        sub.count++;
-        sub.last = Date.now();
-        settle();
-      }, silentLogger);
+      const s = new MqttSession(
+        cfg,
+        i,
+        (_m, settle) => {
+          sub.count++;
+          sub.last = Date.now();
+          settle();
+        },
+        silentLogger,
+      );
       sessions.push(s);
       await s.setFilters([`$share/ceiling/${CEILING_TOPICS.replace('%i', '+')}`]);
       s.start();
@@ -232,14 +256,19 @@ export class CeilingSubscriber {
     const p = await publish(this.url, n, this.size, CEILING_TOPICS);
     await waitFor(() => this.count >= n, 120_000, 'the counting subscriber to see every message');
     const m = meter.read(n);
-    return { msgs_per_s: Math.round(n / ((this.last - p.startedAt) / 1000)), ...m, publisher_cpu_us_per_msg: usPerMsg(p.cpu_ms, n), publish_msgs_per_s: p.msgs_per_s, tail_ms: this.last - p.endedAt };
+    return {
+      msgs_per_s: Math.round(n / ((this.last - p.startedAt) / 1000)),
+      ...m,
+      publisher_cpu_us_per_msg: usPerMsg(p.cpu_ms, n),
+      publish_msgs_per_s: p.msgs_per_s,
+      tail_ms: this.last - p.endedAt,
+    };
   }
 
   async close(): Promise<void> {
     for (const s of this.sessions) await s.close(true);
   }
 }
-
 
 /** CPU milliseconds spread over `n` messages, in µs per message to 0.1. */
 export const usPerMsg = (cpuMs: number, n: number): number => Math.round((cpuMs * 10_000) / n) / 10;
@@ -342,7 +371,11 @@ class Meter {
 
   read(messages: number): { core_busy_pct: number[]; steal_pct: number; broker_cpu_us_per_msg: number } {
     const now = cpuTicks();
-    const d = now.map((t, i) => ({ total: Math.max(1, t.total - this.ticks[i]!.total), idle: t.idle - this.ticks[i]!.idle, steal: t.steal - this.ticks[i]!.steal }));
+    const d = now.map((t, i) => ({
+      total: Math.max(1, t.total - this.ticks[i]!.total),
+      idle: t.idle - this.ticks[i]!.idle,
+      steal: t.steal - this.ticks[i]!.steal,
+    }));
     return {
       core_busy_pct: d.slice(1).map((c) => Math.round(((c.total - c.idle - c.steal) / c.total) * 100)),
       steal_pct: Math.round((d[0]!.steal / d[0]!.total) * 1000) / 10,
@@ -368,7 +401,8 @@ export interface Measured {
  * until weir's counters show every message stored.
  */
 export async function interleave(m: Measured, ceiling: CeilingSubscriber, rounds = ROUNDS): Promise<{ ceilings: CeilingRun[]; runs: TimedRun[] }> {
-  const stored = async (count: number) => (await m.weir.metric('weir_ingest_received_total')) >= count && (await m.weir.metric('weir_sink_success_total')) >= count;
+  const stored = async (count: number) =>
+    (await m.weir.metric('weir_ingest_received_total')) >= count && (await m.weir.metric('weir_sink_success_total')) >= count;
   const base = await m.weir.metric('weir_sink_success_total');
   const idleRss = rssMb(m.weir.svc.proc.pid!);
   if (WARMUP > 0) {
@@ -499,13 +533,30 @@ export function printInterleaved(label: string, fields: ReturnType<typeof measur
   const runs = fields.runs as Array<Record<string, unknown>>;
   const rows: Array<Record<string, unknown>> = [];
   const row = (what: string, r: Record<string, unknown>) =>
-    rows.push({ run: what, 'msg/s': r.msgs_per_s, ratio: r.ratio ?? '', p50: r.p50_ms ?? '', p99: r.p99_ms ?? '', 'weir µs/msg': r.weir_cpu_us_per_msg ?? '', 'server µs/msg': r.server_cpu_us_per_msg ?? '', 'mosq µs/msg': r.broker_cpu_us_per_msg, 'pub µs/msg': r.publisher_cpu_us_per_msg, 'cores busy%': (r.core_busy_pct as number[]).join('/'), 'steal%': r.steal_pct, 'pub msg/s': r.publish_msgs_per_s, 'tail ms': r.tail_ms, lost: r.published === undefined ? '' : (r.published as number) - (r.stored as number) });
+    rows.push({
+      run: what,
+      'msg/s': r.msgs_per_s,
+      ratio: r.ratio ?? '',
+      p50: r.p50_ms ?? '',
+      p99: r.p99_ms ?? '',
+      'weir µs/msg': r.weir_cpu_us_per_msg ?? '',
+      'server µs/msg': r.server_cpu_us_per_msg ?? '',
+      'mosq µs/msg': r.broker_cpu_us_per_msg,
+      'pub µs/msg': r.publisher_cpu_us_per_msg,
+      'cores busy%': (r.core_busy_pct as number[]).join('/'),
+      'steal%': r.steal_pct,
+      'pub msg/s': r.publish_msgs_per_s,
+      'tail ms': r.tail_ms,
+      lost: r.published === undefined ? '' : (r.published as number) - (r.stored as number),
+    });
   ceilings.forEach((c, k) => {
     row('ceiling', c as unknown as Record<string, unknown>);
     if (runs[k]) row(label, runs[k]!);
   });
   printTable(rows);
-  process.stdout.write(`  ${label}: ratio ${fields.ratio} (median of ${(fields.runs as Array<{ ratio: number | null }>).filter((r) => r.ratio !== null).length}; ${fields.ratio_to_higher_neighbour} to the higher neighbour, ${fields.ratio_to_best_ceiling} to the best ceiling); ${fields.weir_cpu_us_per_msg} µs/msg of weir CPU, ${fields.weir_rss_mb_peak} MB peak RSS (${fields.weir_rss_mb_idle} MB idle), lost ${fields.lost}, duplicates ${fields.duplicates}\n`);
+  process.stdout.write(
+    `  ${label}: ratio ${fields.ratio} (median of ${(fields.runs as Array<{ ratio: number | null }>).filter((r) => r.ratio !== null).length}; ${fields.ratio_to_higher_neighbour} to the higher neighbour, ${fields.ratio_to_best_ceiling} to the best ceiling); ${fields.weir_cpu_us_per_msg} µs/msg of weir CPU, ${fields.weir_rss_mb_peak} MB peak RSS (${fields.weir_rss_mb_idle} MB idle), lost ${fields.lost}, duplicates ${fields.duplicates}\n`,
+  );
 }
 
 /**
@@ -562,7 +613,12 @@ export class ReadTally {
   }
 
   result(): ReadBack[] {
-    return this.runs.map((r) => ({ records: r.latencies.length, distinct: r.seen.size, latenciesMs: Float64Array.from(r.latencies).sort(), lastStored: r.lastStored }));
+    return this.runs.map((r) => ({
+      records: r.latencies.length,
+      distinct: r.seen.size,
+      latenciesMs: Float64Array.from(r.latencies).sort(),
+      lastStored: r.lastStored,
+    }));
   }
 }
 
@@ -570,7 +626,14 @@ export class ReadTally {
  * The result a message-sink benchmark writes (the fields of pg.json), with `extra` after them;
  * prints the interleaved runs.
  */
-export function sinkResult(bench: string, size: number, ceilings: CeilingRun[], runs: TimedRun[], backs: ReadBack[], extra: Record<string, unknown>): Record<string, unknown> {
+export function sinkResult(
+  bench: string,
+  size: number,
+  ceilings: CeilingRun[],
+  runs: TimedRun[],
+  backs: ReadBack[],
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   const fields = measuredFields(ceilings, runs, backs);
   printInterleaved(bench, fields);
   return { ...resultHeader(bench, size, runs.length), ...fields, ...extra };
@@ -608,5 +671,7 @@ export function weirSettings(): Record<string, number> {
 
 /** The placement recorded in every result. */
 export function placement(): string {
-  return PLACEMENT ? `publisher and Mosquitto on cpu ${PLACEMENT.load}; weir, the sink's server and the counting subscriber on cpu ${PLACEMENT.measured}` : 'none (BENCH_PIN=0 or one core)';
+  return PLACEMENT
+    ? `publisher and Mosquitto on cpu ${PLACEMENT.load}; weir, the sink's server and the counting subscriber on cpu ${PLACEMENT.measured}`
+    : 'none (BENCH_PIN=0 or one core)';
 }

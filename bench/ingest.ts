@@ -64,12 +64,23 @@ export async function benchIngest(): Promise<object> {
     const session = (ackOnReceive: boolean, topic: string) =>
       measure(mq.url, topic, async (onMsg) => {
         const c = committer();
-        const cfg = Value.Default(BrokerSpec, { url: mq.url, client_id: `bench-${topic}`, connections: 1, share_group: '', max_unacked: 10_000 }) as BrokerConfig;
-        const s = new MqttSession(cfg, 0, (_m, settle) => {
-          onMsg();
-          if (ackOnReceive) settle();
-          else c.add(settle);
-        }, silentLogger);
+        const cfg = Value.Default(BrokerSpec, {
+          url: mq.url,
+          client_id: `bench-${topic}`,
+          connections: 1,
+          share_group: '',
+          max_unacked: 10_000,
+        }) as BrokerConfig;
+        const s = new MqttSession(
+          cfg,
+          0,
+          (_m, settle) => {
+            onMsg();
+            if (ackOnReceive) settle();
+            else c.add(settle);
+          },
+          silentLogger,
+        );
         await s.setFilters([`${topic}/#`]);
         s.start();
         await s.whenConnected();

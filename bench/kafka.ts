@@ -17,7 +17,24 @@ import { startMosquitto } from '../test/harness/mosquitto.js';
 import { tempDir, waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions } from '../test/e2e/fixtures.js';
-import { CeilingSubscriber, DEVICES, interleave, listenerPid, MESSAGES, messageSinkFiles, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ReadTally, ROUNDS, sinkResult, weirNodeArgs, type ReadBack, type TimedRun } from './e2e.js';
+import {
+  CeilingSubscriber,
+  DEVICES,
+  interleave,
+  listenerPid,
+  MESSAGES,
+  messageSinkFiles,
+  placeLoadListener,
+  placement,
+  placeSelf,
+  PUB_CLIENTS,
+  ReadTally,
+  ROUNDS,
+  sinkResult,
+  weirNodeArgs,
+  type ReadBack,
+  type TimedRun,
+} from './e2e.js';
 import { writeResult } from './report.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -32,7 +49,10 @@ const TOPIC = 'telemetry';
  * the records of each timed run.
  */
 async function readBack(brokers: string[], total: number, runs: TimedRun[]): Promise<ReadBack[]> {
-  const consumer = new Kafka({ clientId: 'bench-reader', brokers, logLevel: logLevel.NOTHING }).consumer({ groupId: `bench-${randomUUID()}`, maxWaitTimeInMs: 200 });
+  const consumer = new Kafka({ clientId: 'bench-reader', brokers, logLevel: logLevel.NOTHING }).consumer({
+    groupId: `bench-${randomUUID()}`,
+    maxWaitTimeInMs: 200,
+  });
   const tally = new ReadTally(runs);
   await consumer.connect();
   try {
@@ -66,23 +86,34 @@ export async function benchKafka(): Promise<object> {
   const kafka = await startKafka();
   const dir = tempDir('bench-kafka');
   try {
-    process.stdout.write(`kafka bench: ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions\n  placement: ${placement()}\n`);
+    process.stdout.write(
+      `kafka bench: ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions\n  placement: ${placement()}\n`,
+    );
     const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
 
     const admin = new Kafka({ clientId: 'bench-admin', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
-    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] }] });
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: [{ topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] }],
+    });
     await admin.disconnect();
 
     const clientId = 'bench-kafka';
     const files = messageSinkFiles({
-      mqttUrl: mq.url, clientId, connections: CONNECTIONS, dir,
+      mqttUrl: mq.url,
+      clientId,
+      connections: CONNECTIONS,
+      dir,
       sinkYaml: `    type: kafka\n    brokers: ${JSON.stringify(kafka.brokers)}`,
       actionYaml: `    topic: ${TOPIC}\n`,
     });
     const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
     await waitFor(() => weir.ready(), 60_000, 'weir ready');
-    const { ceilings, runs } = await interleave({ weir, mqttUrl: mq.url, size: SIZE, brokerPid, serverPid: listenerPid(Number(kafka.brokers[0]!.split(':')[1])) }, ceiling);
+    const { ceilings, runs } = await interleave(
+      { weir, mqttUrl: mq.url, size: SIZE, brokerPid, serverPid: listenerPid(Number(kafka.brokers[0]!.split(':')[1])) },
+      ceiling,
+    );
     const total = await weir.metric('weir_sink_success_total');
     await weir.stop();
     await ceiling.close();

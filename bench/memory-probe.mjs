@@ -12,7 +12,15 @@ if (dir) {
   const sample = () => {
     const m = process.memoryUsage();
     const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, { size: mb(s.space_size), used: mb(s.space_used_size) }]));
-    return { t: Date.now(), rss: mb(m.rss), heapTotal: mb(m.heapTotal), heapUsed: mb(m.heapUsed), external: mb(m.external), arrayBuffers: mb(m.arrayBuffers), spaces };
+    return {
+      t: Date.now(),
+      rss: mb(m.rss),
+      heapTotal: mb(m.heapTotal),
+      heapUsed: mb(m.heapUsed),
+      external: mb(m.external),
+      arrayBuffers: mb(m.arrayBuffers),
+      spaces,
+    };
   };
   const peak = {};
   let atPeakRss;
@@ -28,6 +36,9 @@ if (dir) {
   }, 100);
   timer.unref();
   process.on('exit', () => {
-    writeFileSync(join(dir, `memory-${process.pid}.json`), `${JSON.stringify({ pid: process.pid, execArgv: process.execArgv, heap_statistics: v8.getHeapStatistics(), peak, atPeakRss, first, last }, null, 1)}\n`);
+    writeFileSync(
+      join(dir, `memory-${process.pid}.json`),
+      `${JSON.stringify({ pid: process.pid, execArgv: process.execArgv, heap_statistics: v8.getHeapStatistics(), peak, atPeakRss, first, last }, null, 1)}\n`,
+    );
   });
 }

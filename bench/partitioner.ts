@@ -35,7 +35,14 @@ export async function benchPartitioner(): Promise<object> {
     { partitioner: 'kafkajs DefaultPartitioner', 'ns/record': kjs.nsPerRecord.toFixed(0) },
   ];
   printTable(rows);
-  const result = { machine: machine(), records: RECORDS, samePartitions: weir.checksum === kjs.checksum, weirNs: weir.nsPerRecord, kafkajsNs: kjs.nsPerRecord, ratio: kjs.nsPerRecord / weir.nsPerRecord };
+  const result = {
+    machine: machine(),
+    records: RECORDS,
+    samePartitions: weir.checksum === kjs.checksum,
+    weirNs: weir.nsPerRecord,
+    kafkajsNs: kjs.nsPerRecord,
+    ratio: kjs.nsPerRecord / weir.nsPerRecord,
+  };
   console.log(`same partitions: ${result.samePartitions}; kafkajs / weir: ${result.ratio.toFixed(1)}×`);
   writeResult('partitioner', result);
   return result;

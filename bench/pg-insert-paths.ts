@@ -29,9 +29,11 @@ export async function insertPaths(adminUrl: string, target: InsertTarget = 'plai
     await c.query('CREATE EXTENSION IF NOT EXISTS timescaledb');
     await c.query("SELECT create_hypertable('t', by_range('ts', INTERVAL '1 day'))");
   }
-  if (target === 'compressed') await c.query("ALTER TABLE t SET (timescaledb.compress, timescaledb.compress_segmentby = 'device_id', timescaledb.compress_orderby = 'ts DESC')");
+  if (target === 'compressed')
+    await c.query("ALTER TABLE t SET (timescaledb.compress, timescaledb.compress_segmentby = 'device_id', timescaledb.compress_orderby = 'ts DESC')");
   const loc = 'x'.repeat(120);
-  const make = (b: number) => Array.from({ length: BATCH }, (_, i) => [new Date(1733140000000 + b * BATCH + i), `d${i % 1000}`, b * BATCH + i, 21.5, 40.1, loc]);
+  const make = (b: number) =>
+    Array.from({ length: BATCH }, (_, i) => [new Date(1733140000000 + b * BATCH + i), `d${i % 1000}`, b * BATCH + i, 21.5, 40.1, loc]);
   const copy = async (rs: unknown[][]) => {
     const text = `${rs.map((r) => [(r[0] as Date).toISOString(), ...r.slice(1)].join('\t')).join('\n')}\n`;
     await pipeline(Readable.from([text]), c.query(copyFrom('COPY t FROM STDIN')));
@@ -49,7 +51,10 @@ export async function insertPaths(adminUrl: string, target: InsertTarget = 'plai
     out[name] = Math.round(ROWS / ((performance.now() - t0) / 1000));
   };
   await time('unnest', (rs) =>
-    c.query('INSERT INTO t SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::text[])', [0, 1, 2, 3, 4, 5].map((j) => rs.map((r) => r[j]))),
+    c.query(
+      'INSERT INTO t SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::text[])',
+      [0, 1, 2, 3, 4, 5].map((j) => rs.map((r) => r[j])),
+    ),
   );
   await time('values', (rs) =>
     c.query(`INSERT INTO t VALUES ${rs.map((_, i) => `(${[1, 2, 3, 4, 5, 6].map((k) => `$${i * 6 + k}`).join(',')})`).join(',')}`, rs.flat()),

@@ -26,7 +26,26 @@ import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../test/e2e/fixtures.js';
 import { insertPaths } from './pg-insert-paths.js';
 import { printTable, writeResult } from './report.js';
-import { BATCH_YAML, CeilingSubscriber, DEVICES, interleave, listenerPid, MAX_UNACKED, measuredFields, MESSAGES, placeLoadListener, placement, placeSelf, printInterleaved, PUB_CLIENTS, replaceOnce, resultHeader, ROUNDS, weirNodeArgs, type ReadBack } from './e2e.js';
+import {
+  BATCH_YAML,
+  CeilingSubscriber,
+  DEVICES,
+  interleave,
+  listenerPid,
+  MAX_UNACKED,
+  measuredFields,
+  MESSAGES,
+  placeLoadListener,
+  placement,
+  placeSelf,
+  printInterleaved,
+  PUB_CLIENTS,
+  replaceOnce,
+  resultHeader,
+  ROUNDS,
+  weirNodeArgs,
+  type ReadBack,
+} from './e2e.js';
 
 const CONNECTIONS = 4;
 const SIZE = 200;
@@ -43,7 +62,15 @@ interface ModeSettings {
   afterMigrate?: string;
 }
 
-async function weirMode(mqttUrl: string, brokerPid: number, adminUrl: string, ceiling: CeilingSubscriber, rounds: number, mode: string, extra: ModeSettings): Promise<ModeResult> {
+async function weirMode(
+  mqttUrl: string,
+  brokerPid: number,
+  adminUrl: string,
+  ceiling: CeilingSubscriber,
+  rounds: number,
+  mode: string,
+  extra: ModeSettings,
+): Promise<ModeResult> {
   const pgUrl = await freshDatabase(adminUrl, 'bench');
   const clientId = `bench-${mode}`;
   let files = telemetryFiles({ mqttUrl, pgUrl, clientId, connections: CONNECTIONS });
@@ -52,14 +79,21 @@ async function weirMode(mqttUrl: string, brokerPid: number, adminUrl: string, ce
     config: [
       ['max_unacked: 5000', `max_unacked: ${MAX_UNACKED}`],
       ['batch: { max_items: 1000, max_delay_ms: 10 }', BATCH_YAML],
-      ['    connect_timeout_ms: 2000', `    connect_timeout_ms: 2000\n    insert_mode: ${extra.insertMode ?? 'unnest'}${extra.hypertables ? `\n    hypertables:\n${extra.hypertables}` : ''}`],
+      [
+        '    connect_timeout_ms: 2000',
+        `    connect_timeout_ms: 2000\n    insert_mode: ${extra.insertMode ?? 'unnest'}${extra.hypertables ? `\n    hypertables:\n${extra.hypertables}` : ''}`,
+      ],
       ['  max_payload_bytes', `  ack: ${extra.ack ?? 'after_commit'}\n  max_payload_bytes`],
     ].reduce((text, [from, to]) => replaceOnce(text, from!, to!), files.config),
   };
   const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
   if (extra.afterMigrate) await query(pgUrl, extra.afterMigrate);
-  const { ceilings, runs } = await interleave({ weir, mqttUrl, size: SIZE, brokerPid, serverPid: listenerPid(Number(new URL(adminUrl).port)) }, ceiling, rounds);
+  const { ceilings, runs } = await interleave(
+    { weir, mqttUrl, size: SIZE, brokerPid, serverPid: listenerPid(Number(new URL(adminUrl).port)) },
+    ceiling,
+    rounds,
+  );
   await weir.stop();
   await endSessions(mqttUrl, clientId, CONNECTIONS);
   // Each run's rows, by publish time (ts) inside its publisher's window; received_at is the
@@ -71,8 +105,17 @@ async function weirMode(mqttUrl: string, brokerPid: number, adminUrl: string, ce
       'SELECT count(*) AS rows, count(DISTINCT (device_id, seq)) AS distinct, max(received_at) AS last_commit FROM telemetry WHERE ts BETWEEN $1 AND $2',
       [new Date(run.published.startedAt), new Date(run.published.endedAt)],
     );
-    const lat = await query<{ ms: number }>(pgUrl, 'SELECT extract(epoch FROM received_at - ts) * 1000 AS ms FROM telemetry WHERE ts BETWEEN $1 AND $2 ORDER BY 1', [new Date(run.published.startedAt), new Date(run.published.endedAt)]);
-    backs.push({ records: Number(r!.rows), distinct: Number(r!.distinct), lastStored: r!.last_commit.getTime(), latenciesMs: Float64Array.from(lat, (l) => Number(l.ms)) });
+    const lat = await query<{ ms: number }>(
+      pgUrl,
+      'SELECT extract(epoch FROM received_at - ts) * 1000 AS ms FROM telemetry WHERE ts BETWEEN $1 AND $2 ORDER BY 1',
+      [new Date(run.published.startedAt), new Date(run.published.endedAt)],
+    );
+    backs.push({
+      records: Number(r!.rows),
+      distinct: Number(r!.distinct),
+      lastStored: r!.last_commit.getTime(),
+      latenciesMs: Float64Array.from(lat, (l) => Number(l.ms)),
+    });
   }
   const fields = measuredFields(ceilings, runs, backs);
   printInterleaved(mode, fields);
@@ -93,7 +136,8 @@ const VARIANTS = {
       ROUNDS,
       {
         hypertables: '      telemetry: { chunk_interval: 1 minute, compression: { segment_by: [device_id], compress_after: 1 minute } }',
-        afterMigrate: "SELECT alter_job(job_id, schedule_interval => interval '10 seconds') FROM timescaledb_information.jobs WHERE proc_name = 'policy_compression'",
+        afterMigrate:
+          "SELECT alter_job(job_id, schedule_interval => interval '10 seconds') FROM timescaledb_information.jobs WHERE proc_name = 'policy_compression'",
       },
     ],
   ],
@@ -109,7 +153,9 @@ export async function benchPg(variant: keyof typeof VARIANTS = 'pg'): Promise<ob
   const server = await startPostgres({ fsync: true, timescaledb });
   try {
     if (timescaledb && !server.timescaledb.available) throw new Error(`pg-timescaledb: no TimescaleDB: ${server.timescaledb.reason}`);
-    process.stdout.write(`${variant} bench: ${ROUNDS} × ${MESSAGES} messages of 200 B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections\n`);
+    process.stdout.write(
+      `${variant} bench: ${ROUNDS} × ${MESSAGES} messages of 200 B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections\n`,
+    );
     process.stdout.write(`  placement: ${placement()}\n`);
     const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
     // The default (ack after commit, unnest) over ROUNDS runs; the alternatives once each.
@@ -126,10 +172,37 @@ export async function benchPg(variant: keyof typeof VARIANTS = 'pg'): Promise<ob
       ...resultHeader(variant, SIZE, ROUNDS),
       ...main,
       ...(timescaledb ? { timescaledb: server.timescaledb } : {}),
-      other_modes: modes.slice(1).map((m) => ({ mode: m.mode, weir_msgs_per_s: m.weir_msgs_per_s, ratio: m.ratio, p50_ms: m.p50_ms, p99_ms: m.p99_ms, weir_cpu_us_per_msg: m.weir_cpu_us_per_msg, weir_rss_mb_peak: m.weir_rss_mb_peak, weir_rss_mb_idle: m.weir_rss_mb_idle, server_cpu_us_per_msg: m.server_cpu_us_per_msg, lost: m.lost, duplicates: m.duplicates })),
+      other_modes: modes.slice(1).map((m) => ({
+        mode: m.mode,
+        weir_msgs_per_s: m.weir_msgs_per_s,
+        ratio: m.ratio,
+        p50_ms: m.p50_ms,
+        p99_ms: m.p99_ms,
+        weir_cpu_us_per_msg: m.weir_cpu_us_per_msg,
+        weir_rss_mb_peak: m.weir_rss_mb_peak,
+        weir_rss_mb_idle: m.weir_rss_mb_idle,
+        server_cpu_us_per_msg: m.server_cpu_us_per_msg,
+        lost: m.lost,
+        duplicates: m.duplicates,
+      })),
       insert_paths_rows_per_s: inserts,
     };
-    printTable(modes.map((m) => ({ mode: m.mode, 'msg/s': m.weir_msgs_per_s, ratio: m.ratio, 'to best ceiling': m.ratio_to_best_ceiling, p50: m.p50_ms, p99: m.p99_ms, 'µs/msg': m.weir_cpu_us_per_msg, 'rss MB': m.weir_rss_mb_peak, 'idle MB': m.weir_rss_mb_idle, 'server µs/msg': m.server_cpu_us_per_msg, lost: m.lost, dup: m.duplicates })));
+    printTable(
+      modes.map((m) => ({
+        mode: m.mode,
+        'msg/s': m.weir_msgs_per_s,
+        ratio: m.ratio,
+        'to best ceiling': m.ratio_to_best_ceiling,
+        p50: m.p50_ms,
+        p99: m.p99_ms,
+        'µs/msg': m.weir_cpu_us_per_msg,
+        'rss MB': m.weir_rss_mb_peak,
+        'idle MB': m.weir_rss_mb_idle,
+        'server µs/msg': m.server_cpu_us_per_msg,
+        lost: m.lost,
+        dup: m.duplicates,
+      })),
+    );
     process.stdout.write(`  insert paths (rows/s, batches of 1000, no MQTT): ${JSON.stringify(inserts)}\n`);
     writeResult(variant, result);
     return result;

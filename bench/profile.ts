@@ -39,7 +39,9 @@ function top(key: (n: ProfileNode) => string): void {
   for (const [k, us] of [...sums].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) process.stdout.write(`${fmt(us)}  ${k}\n`);
 }
 
-process.stdout.write(`total ${(total / 1e6).toFixed(2)} s sampled${perMsg ? `, ${(total / perMsg).toFixed(1)} µs per message` : ''}\n\nby function (self time):\n`);
+process.stdout.write(
+  `total ${(total / 1e6).toFixed(2)} s sampled${perMsg ? `, ${(total / perMsg).toFixed(1)} µs per message` : ''}\n\nby function (self time):\n`,
+);
 top((n) => `${n.callFrame.functionName || '(anonymous)'}  ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`);
 process.stdout.write('\nby file:\n');
 top((n) => short(n.callFrame.url) || n.callFrame.functionName);

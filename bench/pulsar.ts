@@ -18,7 +18,24 @@ import { tempDir, waitFor } from '../test/harness/process.js';
 import { startPulsar } from '../test/harness/pulsar.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions } from '../test/e2e/fixtures.js';
-import { CeilingSubscriber, DEVICES, interleave, listenerPid, MESSAGES, messageSinkFiles, placeLoadListener, placement, placeSelf, PUB_CLIENTS, ReadTally, ROUNDS, sinkResult, weirNodeArgs, type ReadBack, type TimedRun } from './e2e.js';
+import {
+  CeilingSubscriber,
+  DEVICES,
+  interleave,
+  listenerPid,
+  MESSAGES,
+  messageSinkFiles,
+  placeLoadListener,
+  placement,
+  placeSelf,
+  PUB_CLIENTS,
+  ReadTally,
+  ROUNDS,
+  sinkResult,
+  weirNodeArgs,
+  type ReadBack,
+  type TimedRun,
+} from './e2e.js';
 import { writeResult } from './report.js';
 
 const CONNECTIONS = 4;
@@ -46,7 +63,9 @@ async function readBack(httpUrl: string, total: number, runs: TimedRun[], stallM
       }, stallMs);
       let done = false;
       for (let p = 0; p < PARTITIONS; p++) {
-        const ws = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/ws/v2/reader/${TOPIC.replace('://', '/')}-partition-${p}?messageId=earliest&receiverQueueSize=5000`);
+        const ws = new WebSocket(
+          `${httpUrl.replace(/^http/, 'ws')}/ws/v2/reader/${TOPIC.replace('://', '/')}-partition-${p}?messageId=earliest&receiverQueueSize=5000`,
+        );
         sockets.push(ws);
         ws.on('error', reject);
         ws.on('message', (data) => {
@@ -78,25 +97,50 @@ export async function benchPulsar(): Promise<object> {
   const pulsar = await startPulsar();
   const dir = tempDir('bench-pulsar');
   try {
-    process.stdout.write(`pulsar bench: ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions, zlib\n  placement: ${placement()}\n`);
+    process.stdout.write(
+      `pulsar bench: ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions, zlib\n  placement: ${placement()}\n`,
+    );
     const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
 
     const clientId = 'bench-pulsar';
     const files = messageSinkFiles({
-      mqttUrl: mq.url, clientId, connections: CONNECTIONS, dir,
-      sinkYaml: [`type: pulsar`, `service_url: ${pulsar.serviceUrl}`, `admin_url: ${pulsar.httpUrl}`, `topic: ${TOPIC}`, 'create_topic: if_missing', `partitions: ${PARTITIONS}`, 'compression: zlib'].map((l) => `    ${l}`).join('\n'),
+      mqttUrl: mq.url,
+      clientId,
+      connections: CONNECTIONS,
+      dir,
+      sinkYaml: [
+        `type: pulsar`,
+        `service_url: ${pulsar.serviceUrl}`,
+        `admin_url: ${pulsar.httpUrl}`,
+        `topic: ${TOPIC}`,
+        'create_topic: if_missing',
+        `partitions: ${PARTITIONS}`,
+        'compression: zlib',
+      ]
+        .map((l) => `    ${l}`)
+        .join('\n'),
     });
     const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
     await waitFor(() => weir.ready(), 60_000, 'weir ready');
-    const { ceilings, runs } = await interleave({ weir, mqttUrl: mq.url, size: SIZE, brokerPid, serverPid: listenerPid(Number(new URL(pulsar.serviceUrl).port)) }, ceiling);
+    const { ceilings, runs } = await interleave(
+      { weir, mqttUrl: mq.url, size: SIZE, brokerPid, serverPid: listenerPid(Number(new URL(pulsar.serviceUrl).port)) },
+      ceiling,
+    );
     const total = await weir.metric('weir_sink_success_total');
     await weir.stop();
     await ceiling.close();
     await endSessions(mq.url, clientId, CONNECTIONS);
     const back = await readBack(pulsar.httpUrl, total, runs);
-    const stats = (await (await fetch(`${pulsar.httpUrl}/admin/v2/persistent/${TOPIC.slice('persistent://'.length)}/partitioned-stats`)).json()) as { storageSize: number };
+    const stats = (await (await fetch(`${pulsar.httpUrl}/admin/v2/persistent/${TOPIC.slice('persistent://'.length)}/partitioned-stats`)).json()) as {
+      storageSize: number;
+    };
 
-    const result = sinkResult('pulsar', SIZE, ceilings, runs, back.backs, { partitions: PARTITIONS, compression: 'zlib', raw_bytes: back.rawBytes, stored_bytes: stats.storageSize });
+    const result = sinkResult('pulsar', SIZE, ceilings, runs, back.backs, {
+      partitions: PARTITIONS,
+      compression: 'zlib',
+      raw_bytes: back.rawBytes,
+      stored_bytes: stats.storageSize,
+    });
     process.stdout.write(`  ${(back.rawBytes / 1e6).toFixed(1)} MB of payloads stored as ${(stats.storageSize / 1e6).toFixed(1)} MB\n`);
     writeResult('pulsar', result);
     return result;

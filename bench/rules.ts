@@ -11,16 +11,36 @@ import { compileSql, createMessageContext, type MessageContext, type RuleEvent }
 import { jsonataInput } from '../src/rules/jsonata.js';
 
 const PAYLOAD_B = JSON.stringify({
-  device: 'sensor-0042', ts: 1700000000123, temp: 23.5, hum: 41.2, pressure: 1013.25, battery: 87,
-  status: 'ok', loc: { lat: 52.52, lon: 13.405 }, fw: '1.4.2', seq: 918273, alarm: false, unit: 'C', rssi: -67,
+  device: 'sensor-0042',
+  ts: 1700000000123,
+  temp: 23.5,
+  hum: 41.2,
+  pressure: 1013.25,
+  battery: 87,
+  status: 'ok',
+  loc: { lat: 52.52, lon: 13.405 },
+  fw: '1.4.2',
+  seq: 918273,
+  alarm: false,
+  unit: 'C',
+  rssi: -67,
 });
 const PAYLOAD_C = JSON.stringify({ readings: Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, v: i })) });
 
 function event(payload: string): RuleEvent {
   return {
-    id: '0005E27C1D24E44FF440000017520000', clientid: 'dev-0042', username: 'fleet', topic: 'sensors/0042/telemetry', qos: 1,
-    flags: { retain: false, dup: false }, payload, peerhost: '10.1.2.3', timestamp: 1700000000123,
-    publish_received_at: 1700000000123, node: 'weir@bench', event: 'message.publish',
+    id: '0005E27C1D24E44FF440000017520000',
+    clientid: 'dev-0042',
+    username: 'fleet',
+    topic: 'sensors/0042/telemetry',
+    qos: 1,
+    flags: { retain: false, dup: false },
+    payload,
+    peerhost: '10.1.2.3',
+    timestamp: 1700000000123,
+    publish_received_at: 1700000000123,
+    node: 'weir@bench',
+    event: 'message.publish',
   };
 }
 
@@ -107,14 +127,22 @@ async function runJqCase(sql: string, jqSql: string, payload: string, ms: number
   const sqlRate = await rate(() => sqlRule.evaluate(ctx, 'bench'), ms, false);
   // jq takes milliseconds a call: small batches, so a window ends near its time.
   const jqRate = await rate(() => jqRule.evaluate(ctx, 'bench'), ms, false, 20);
-  return { sql, jq_sql: jqSql, sql_evals_per_s: sqlRate.wall, jq_evals_per_s: jqRate.wall, jq_evals_per_cpu_s: jqRate.cpu, jq_first_eval_ms: Math.round(firstMs) };
+  return {
+    sql,
+    jq_sql: jqSql,
+    sql_evals_per_s: sqlRate.wall,
+    jq_evals_per_s: jqRate.wall,
+    jq_evals_per_cpu_s: jqRate.cpu,
+    jq_first_eval_ms: Math.round(firstMs),
+  };
 }
 
 export async function benchRules(opts: { ms?: number; write?: boolean } = {}): Promise<object> {
   const ms = opts.ms ?? 2_000;
   const from = 'FROM "sensors/+/telemetry"';
   const projection = `SELECT payload.device AS device, payload.temp AS temp, payload.hum AS hum, payload.battery AS battery, clientid ${from} WHERE payload.temp > 20`;
-  const projectionJ = 'payload.temp > 20 ? {"device": payload.device, "temp": payload.temp, "hum": payload.hum, "battery": payload.battery, "clientid": clientid}';
+  const projectionJ =
+    'payload.temp > 20 ? {"device": payload.device, "temp": payload.temp, "hum": payload.hum, "battery": payload.battery, "clientid": clientid}';
   const cases = {
     a_select_star: await runCase(`SELECT * ${from}`, '$', PAYLOAD_B, true, ms),
     b_projection_where_decoded: await runCase(projection, projectionJ, PAYLOAD_B, true, ms),
@@ -142,7 +170,8 @@ export async function benchRules(opts: { ms?: number; write?: boolean } = {}): P
     cpu: cpus()[0]?.model ?? 'unknown',
     payload_bytes: { b: Buffer.byteLength(PAYLOAD_B), c: Buffer.byteLength(PAYLOAD_C) },
     measure_ms_per_case: ms,
-    method: 'best of three windows per case after a warm-up; one thread; *_per_s is wall clock, *_per_cpu_s per second of process CPU time (includes GC); tsx-compiled TypeScript',
+    method:
+      'best of three windows per case after a warm-up; one thread; *_per_s is wall clock, *_per_cpu_s per second of process CPU time (includes GC); tsx-compiled TypeScript',
     load_average_1m: Number(loadavg()[0]?.toFixed(2)),
     target_b_decoded_evals_per_s: 1_000_000,
     cases,
@@ -154,8 +183,12 @@ export async function benchRules(opts: { ms?: number; write?: boolean } = {}): P
     writeFileSync(new URL('rules.json', dir), `${JSON.stringify(result, null, 2)}\n`);
   }
   for (const [name, c] of Object.entries(cases)) {
-    console.log(`${name.padEnd(32)} sql ${String(c.sql_evals_per_s).padStart(9)}/s (${String(c.sql_evals_per_cpu_s).padStart(9)}/cpu-s)   jsonata ${String(c.jsonata_evals_per_s).padStart(7)}/s (${String(c.jsonata_evals_per_cpu_s).padStart(7)}/cpu-s)`);
+    console.log(
+      `${name.padEnd(32)} sql ${String(c.sql_evals_per_s).padStart(9)}/s (${String(c.sql_evals_per_cpu_s).padStart(9)}/cpu-s)   jsonata ${String(c.jsonata_evals_per_s).padStart(7)}/s (${String(c.jsonata_evals_per_cpu_s).padStart(7)}/cpu-s)`,
+    );
   }
-  console.log(`${'d_jq_projection'.padEnd(32)} sql ${String(jqCase.sql_evals_per_s).padStart(9)}/s   jq ${String(jqCase.jq_evals_per_s).padStart(7)}/s (${String(jqCase.jq_evals_per_cpu_s).padStart(7)}/cpu-s), first jq result ${jqCase.jq_first_eval_ms} ms after compile`);
+  console.log(
+    `${'d_jq_projection'.padEnd(32)} sql ${String(jqCase.sql_evals_per_s).padStart(9)}/s   jq ${String(jqCase.jq_evals_per_s).padStart(7)}/s (${String(jqCase.jq_evals_per_cpu_s).padStart(7)}/cpu-s), first jq result ${jqCase.jq_first_eval_ms} ms after compile`,
+  );
   return result;
 }

@@ -96,10 +96,13 @@ export async function benchSequence(): Promise<object> {
       const t1 = performance.now();
       await client.query('VACUUM ANALYZE telemetry');
       const vacuumS = (performance.now() - t1) / 1000;
-      const [stored] = (await client.query<{ n: string; bytes: string }>(`SELECT count(*) AS n, pg_total_relation_size('telemetry') AS bytes FROM telemetry`)).rows;
+      const [stored] = (await client.query<{ n: string; bytes: string }>(`SELECT count(*) AS n, pg_total_relation_size('telemetry') AS bytes FROM telemetry`))
+        .rows;
       const rows = Number(stored!.n);
       const holes = DEVICES * SEQS - rows;
-      process.stdout.write(`  loaded ${rows} rows (${holes} holes) in ${loadS.toFixed(1)} s, VACUUM ANALYZE ${vacuumS.toFixed(1)} s, table + indexes ${(Number(stored!.bytes) / 2 ** 20).toFixed(0)} MB\n`);
+      process.stdout.write(
+        `  loaded ${rows} rows (${holes} holes) in ${loadS.toFixed(1)} s, VACUUM ANALYZE ${vacuumS.toFixed(1)} s, table + indexes ${(Number(stored!.bytes) / 2 ** 20).toFixed(0)} MB\n`,
+      );
 
       const full = await timed(client, {});
       const window = await timed(client, { since: at(WINDOW.from), until: at(WINDOW.to) });
@@ -108,9 +111,33 @@ export async function benchSequence(): Promise<object> {
       const wantWindow = expectedMissing(WINDOW.from, WINDOW.to);
       const wantShort = expectedMissing(SHORT.from, SHORT.to);
       const cases = [
-        { case: 'whole table', rows: full.result.rows, missing: full.result.missing, 'keys with gaps': full.result.keysWithGaps, 'median s': full.median_s, 'runs ms': full.ms.join(' '), plan: full.plan },
-        { case: `ts in [${WINDOW.from} s, ${WINDOW.to} s)`, rows: window.result.rows, missing: window.result.missing, 'keys with gaps': window.result.keysWithGaps, 'median s': window.median_s, 'runs ms': window.ms.join(' '), plan: window.plan },
-        { case: `ts in [${SHORT.from} s, ${SHORT.to} s)`, rows: short.result.rows, missing: short.result.missing, 'keys with gaps': short.result.keysWithGaps, 'median s': short.median_s, 'runs ms': short.ms.join(' '), plan: short.plan },
+        {
+          case: 'whole table',
+          rows: full.result.rows,
+          missing: full.result.missing,
+          'keys with gaps': full.result.keysWithGaps,
+          'median s': full.median_s,
+          'runs ms': full.ms.join(' '),
+          plan: full.plan,
+        },
+        {
+          case: `ts in [${WINDOW.from} s, ${WINDOW.to} s)`,
+          rows: window.result.rows,
+          missing: window.result.missing,
+          'keys with gaps': window.result.keysWithGaps,
+          'median s': window.median_s,
+          'runs ms': window.ms.join(' '),
+          plan: window.plan,
+        },
+        {
+          case: `ts in [${SHORT.from} s, ${SHORT.to} s)`,
+          rows: short.result.rows,
+          missing: short.result.missing,
+          'keys with gaps': short.result.keysWithGaps,
+          'median s': short.median_s,
+          'runs ms': short.ms.join(' '),
+          plan: short.plan,
+        },
       ];
       printTable(cases);
       const problems = [
@@ -138,8 +165,24 @@ export async function benchSequence(): Promise<object> {
         table_and_indexes_mb: Math.round(Number(stored!.bytes) / 2 ** 20),
         runs: RUNS,
         whole_table: { median_s: full.median_s, runs_ms: full.ms, missing: full.result.missing, keys_with_gaps: full.result.keysWithGaps, plan: full.plan },
-        window: { since: at(WINDOW.from), until: at(WINDOW.to), median_s: window.median_s, runs_ms: window.ms, rows: window.result.rows, missing: window.result.missing, plan: window.plan },
-        short_window: { since: at(SHORT.from), until: at(SHORT.to), median_s: short.median_s, runs_ms: short.ms, rows: short.result.rows, missing: short.result.missing, plan: short.plan },
+        window: {
+          since: at(WINDOW.from),
+          until: at(WINDOW.to),
+          median_s: window.median_s,
+          runs_ms: window.ms,
+          rows: window.result.rows,
+          missing: window.result.missing,
+          plan: window.plan,
+        },
+        short_window: {
+          since: at(SHORT.from),
+          until: at(SHORT.to),
+          median_s: short.median_s,
+          runs_ms: short.ms,
+          rows: short.result.rows,
+          missing: short.result.missing,
+          plan: short.plan,
+        },
       };
       writeResult('sequence', result);
       return result;

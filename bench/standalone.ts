@@ -75,17 +75,30 @@ async function startWeirOn(sink: string, broker: StandInBroker, pgUrl: string | 
   const httpPort = await freePort();
   const dir = tempDir('standalone');
   // The shipped weir.yaml and rules/, with only the endpoints from the environment it reads.
-  const env = { ...process.env, WEIR_MQTT_URL: broker.url, WEIR_PG_URL: pgUrl ?? 'postgres://weir@127.0.0.1:1/unused', WEIR_HTTP_PORT: String(httpPort), WEIR_CLIENT_ID: `standalone-${sink}`, WEIR_DATA_DIR: dir, WEIR_LOG_LEVEL: 'warn', BENCH_MEMORY_PROBE: dir };
+  const env = {
+    ...process.env,
+    WEIR_MQTT_URL: broker.url,
+    WEIR_PG_URL: pgUrl ?? 'postgres://weir@127.0.0.1:1/unused',
+    WEIR_HTTP_PORT: String(httpPort),
+    WEIR_CLIENT_ID: `standalone-${sink}`,
+    WEIR_DATA_DIR: dir,
+    WEIR_LOG_LEVEL: 'warn',
+    BENCH_MEMORY_PROBE: dir,
+  };
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];
   const config = RULES > 1 ? manyRules(dir) : join(ROOT, 'weir.yaml');
   // Every run samples weir's heap (bench/memory-probe.mjs, 10 samples a second) into its directory.
   const args = ['--import', join(ROOT, 'bench/memory-probe.mjs'), ...weirNodeArgs(), ...entry, config];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.measured, process.execPath, ...args]] : [process.execPath, args];
   const svc = startService(cmd, argv, join(dir, 'weir.log'), { cwd: ROOT, env });
-  await waitFor(async () => {
-    if (svc.proc.exitCode !== null) throw new Error(`weir exited with ${svc.proc.exitCode}:\n${svc.tail()}`);
-    return (await fetch(`http://127.0.0.1:${httpPort}/readyz`).catch(() => undefined))?.ok;
-  }, 60_000, 'weir ready');
+  await waitFor(
+    async () => {
+      if (svc.proc.exitCode !== null) throw new Error(`weir exited with ${svc.proc.exitCode}:\n${svc.tail()}`);
+      return (await fetch(`http://127.0.0.1:${httpPort}/readyz`).catch(() => undefined))?.ok;
+    },
+    60_000,
+    'weir ready',
+  );
   return { svc, httpPort, dir };
 }
 
@@ -125,7 +138,13 @@ async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl
     const ms = performance.now() - t0;
     const after = procStats(pid);
     const cpuMs = after.cpuMs - before.cpuMs;
-    runs.push({ msgs_per_s: Math.round(MESSAGES / (ms / 1000)), weir_cpu_us_per_msg: usPerMsg(cpuMs, MESSAGES), weir_cpu_pct: Math.round((cpuMs / ms) * 100), weir_rss_mb_peak: after.rssPeakMb, loadavg_1m: machine().loadavg_1m as number });
+    runs.push({
+      msgs_per_s: Math.round(MESSAGES / (ms / 1000)),
+      weir_cpu_us_per_msg: usPerMsg(cpuMs, MESSAGES),
+      weir_cpu_pct: Math.round((cpuMs / ms) * 100),
+      weir_rss_mb_peak: after.rssPeakMb,
+      loadavg_1m: machine().loadavg_1m as number,
+    });
   }
   // Idle again: what weir keeps once the load is gone (V8 shrinks its young generation after a few idle GCs).
   await new Promise((r) => setTimeout(r, 5_000));
@@ -166,10 +185,23 @@ async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer
     memory,
     runs,
   };
-  printTable(runs.map((r, i) => ({ sink, run: i + 1, 'msg/s': r.msgs_per_s, 'weir µs/msg': r.weir_cpu_us_per_msg, 'weir cpu%': r.weir_cpu_pct, 'rss MB peak': r.weir_rss_mb_peak, load: r.loadavg_1m })));
+  printTable(
+    runs.map((r, i) => ({
+      sink,
+      run: i + 1,
+      'msg/s': r.msgs_per_s,
+      'weir µs/msg': r.weir_cpu_us_per_msg,
+      'weir cpu%': r.weir_cpu_pct,
+      'rss MB peak': r.weir_rss_mb_peak,
+      load: r.loadavg_1m,
+    })),
+  );
   process.stdout.write(`  ${sink} heap: ${JSON.stringify(memory)}\n`);
-  process.stdout.write(`  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg of weir CPU (median of ${ROUNDS}); RSS idle ${rss_mb_idle_start} MB at start, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total}${rows === undefined ? '' : `, ${rows} rows`}, ${deadLettered} dead-lettered\n`);
-  if (stored !== total || (rows !== undefined && rows !== total) || deadLettered !== 0) throw new Error(`${sink}: ${total} sent, ${stored} stored, ${rows ?? '-'} rows, ${deadLettered} dead-lettered`);
+  process.stdout.write(
+    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg of weir CPU (median of ${ROUNDS}); RSS idle ${rss_mb_idle_start} MB at start, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total}${rows === undefined ? '' : `, ${rows} rows`}, ${deadLettered} dead-lettered\n`,
+  );
+  if (stored !== total || (rows !== undefined && rows !== total) || deadLettered !== 0)
+    throw new Error(`${sink}: ${total} sent, ${stored} stored, ${rows ?? '-'} rows, ${deadLettered} dead-lettered`);
   return result;
 }
 
@@ -195,7 +227,9 @@ export async function benchStandalone(): Promise<object> {
   const broker = await StandInBroker.start();
   const pg = SINKS.includes('pg') ? await startPostgres({ fsync: true }) : undefined;
   try {
-    process.stdout.write(`standalone bench: stand-in broker → weir (shipped weir.yaml and rules/) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B over ${DEVICES} device topics, ${RULES} rule(s), after ${WARMUP} of warm-up\n`);
+    process.stdout.write(
+      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B over ${DEVICES} device topics, ${RULES} rule(s), after ${WARMUP} of warm-up\n`,
+    );
     const results = [];
     for (const sink of SINKS) results.push(await benchSink(sink, broker, pg));
     const result = {

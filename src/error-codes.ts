@@ -33,32 +33,85 @@ const FIX_CONFIG = 'fix the file at the place named; `weir check` shows every pr
 
 export const CONFIG_CODES = {
   'config.invalid': { class: 'fatal', meaning: 'the configuration has errors; each is listed with file:line:col', action: FIX_CONFIG },
-  'config.unreadable': { class: 'fatal', meaning: 'weir.yaml, a rule file, the rules directory or a file weir.yaml names (`http.tls`) cannot be read', action: 'check the path and the file permissions of the user weir runs as' },
+  'config.unreadable': {
+    class: 'fatal',
+    meaning: 'weir.yaml, a rule file, the rules directory or a file weir.yaml names (`http.tls`) cannot be read',
+    action: 'check the path and the file permissions of the user weir runs as',
+  },
   'config.yaml': { class: 'fatal', meaning: 'a YAML document could not be turned into values', action: FIX_CONFIG },
   'config.yaml_syntax': { class: 'fatal', meaning: 'YAML syntax error', action: FIX_CONFIG },
-  'config.env_unset': { class: 'fatal', meaning: '`${NAME}` names an unset variable and gives no `:-default`', action: 'set the variable, or write `${NAME:-default}`' },
-  'config.unknown_key': { class: 'fatal', meaning: 'a key the schema does not know (often a typo: the nearest allowed key is suggested)', action: 'use the suggested key, or remove it' },
+  'config.env_unset': {
+    class: 'fatal',
+    meaning: '`${NAME}` names an unset variable and gives no `:-default`',
+    action: 'set the variable, or write `${NAME:-default}`',
+  },
+  'config.unknown_key': {
+    class: 'fatal',
+    meaning: 'a key the schema does not know (often a typo: the nearest allowed key is suggested)',
+    action: 'use the suggested key, or remove it',
+  },
   'config.invalid_value': { class: 'fatal', meaning: 'a value of the wrong type, out of range or not one of the allowed words', action: FIX_CONFIG },
   'config.unknown_sink_type': { class: 'fatal', meaning: '`type:` of a sink is not postgres, kafka or pulsar', action: 'use one of the sink types listed' },
-  'config.unknown_sink': { class: 'fatal', meaning: 'a rule\'s action (or `dead_letter.sink`) names a sink weir.yaml does not have', action: 'name a sink under `sinks:`, or add it' },
-  'config.invalid_url': { class: 'fatal', meaning: 'a URL (or host:port) that cannot work: not a URL, the wrong scheme, no host, a port out of range', action: 'write the URL the message suggests' },
+  'config.unknown_sink': {
+    class: 'fatal',
+    meaning: "a rule's action (or `dead_letter.sink`) names a sink weir.yaml does not have",
+    action: 'name a sink under `sinks:`, or add it',
+  },
+  'config.invalid_url': {
+    class: 'fatal',
+    meaning: 'a URL (or host:port) that cannot work: not a URL, the wrong scheme, no host, a port out of range',
+    action: 'write the URL the message suggests',
+  },
   'config.sink.kafka': { class: 'fatal', meaning: 'settings of a Kafka sink that contradict each other', action: 'change one of the settings named' },
-  'config.sink.pulsar': { class: 'fatal', meaning: 'settings of a Pulsar sink that need one another (`create_topic: if_missing` needs `admin_url`)', action: 'add the setting named' },
+  'config.sink.pulsar': {
+    class: 'fatal',
+    meaning: 'settings of a Pulsar sink that need one another (`create_topic: if_missing` needs `admin_url`)',
+    action: 'add the setting named',
+  },
   'config.duplicate_rule': { class: 'fatal', meaning: 'two rule files use the same `id`', action: 'give one of them another id' },
   'config.rule_source': { class: 'fatal', meaning: 'a rule needs exactly one of `sql` or `jsonata` (and `from` with `jsonata`)', action: 'keep one of them' },
   'config.topic_filter': { class: 'fatal', meaning: 'an invalid MQTT topic filter', action: '`+` and `#` stand alone between slashes, `#` only last' },
-  'demo.unsupported_sink': { class: 'fatal', meaning: '`weir demo` embeds only a PostgreSQL-compatible database', action: 'run `weir run` against your own Kafka or Pulsar' },
+  'demo.unsupported_sink': {
+    class: 'fatal',
+    meaning: '`weir demo` embeds only a PostgreSQL-compatible database',
+    action: 'run `weir run` against your own Kafka or Pulsar',
+  },
   'migrate.changed': { class: 'fatal', meaning: 'a migration file changed after it was applied', action: 'restore the file and add a new migration instead' },
-  'migrate.failed': { class: 'fatal', meaning: 'a migration\'s SQL, or applying the `hypertables` settings, failed; it was rolled back', action: 'read the server\'s error in the message, fix the database or the migration, run `weir migrate` again' },
+  'migrate.failed': {
+    class: 'fatal',
+    meaning: "a migration's SQL, or applying the `hypertables` settings, failed; it was rolled back",
+    action: "read the server's error in the message, fix the database or the migration, run `weir migrate` again",
+  },
   'migrate.no_table': { class: 'fatal', meaning: '`hypertables.<table>` names a table that does not exist', action: 'create it in a migration first' },
-  'migrate.time_column': { class: 'fatal', meaning: '`hypertables.<table>.time_column` differs from the column the hypertable is partitioned by, which cannot change in place', action: 'set time_column to the hypertable\'s column, or migrate the data to a new table' },
+  'migrate.time_column': {
+    class: 'fatal',
+    meaning: '`hypertables.<table>.time_column` differs from the column the hypertable is partitioned by, which cannot change in place',
+    action: "set time_column to the hypertable's column, or migrate the data to a new table",
+  },
 } as const satisfies Record<string, ErrorInfo>;
 
 export const DLQ_CODES = {
-  'dlq.no_store': { class: 'fatal', meaning: 'weir.yaml names no dead-letter store `weir dlq` can read (and the default file does not exist), or `dead_letter.sink` is a sink that keeps none', action: 'point `dead_letter.sink` or `dead_letter.file` at the store `weir run` writes' },
-  'dlq.not_migrated': { class: 'fatal', meaning: 'the dead-letter table lacks the replay columns of `migrations/004_dead_letter_replay.sql`', action: 'run `weir migrate`' },
-  'dlq.replay_running': { class: 'retry', meaning: 'another `weir dlq replay` holds the store\'s replay lock (PostgreSQL advisory lock, `<file>.replay-lock` with a live pid, or a lock record in a dead-letter topic renewed within 60 s)', action: 'wait for it to end, then replay again' },
-  'dlq.read_timeout': { class: 'retry', meaning: 'reading a Kafka dead-letter topic did not reach the topic\'s end within 60 s', action: 'check the cluster is reachable and the topic readable, then run the command again' },
+  'dlq.no_store': {
+    class: 'fatal',
+    meaning: 'weir.yaml names no dead-letter store `weir dlq` can read (and the default file does not exist), or `dead_letter.sink` is a sink that keeps none',
+    action: 'point `dead_letter.sink` or `dead_letter.file` at the store `weir run` writes',
+  },
+  'dlq.not_migrated': {
+    class: 'fatal',
+    meaning: 'the dead-letter table lacks the replay columns of `migrations/004_dead_letter_replay.sql`',
+    action: 'run `weir migrate`',
+  },
+  'dlq.replay_running': {
+    class: 'retry',
+    meaning:
+      "another `weir dlq replay` holds the store's replay lock (PostgreSQL advisory lock, `<file>.replay-lock` with a live pid, or a lock record in a dead-letter topic renewed within 60 s)",
+    action: 'wait for it to end, then replay again',
+  },
+  'dlq.read_timeout': {
+    class: 'retry',
+    meaning: "reading a Kafka dead-letter topic did not reach the topic's end within 60 s",
+    action: 'check the cluster is reachable and the topic readable, then run the command again',
+  },
   'dlq.file_busy': { class: 'retry', meaning: 'the dead-letter file kept growing while `purge` rewrote it', action: 'stop weir and purge again' },
 } as const satisfies Record<string, ErrorInfo>;
 
@@ -66,12 +119,20 @@ const FIX_ARG = 'correct the option as the message says';
 
 export const RECONCILE_CODES = {
   'reconcile.sequence_spec': { class: 'fatal', meaning: '`--sequence` is not TABLE:KEY:SEQ[:TIME] with a valid table name', action: FIX_ARG },
-  'reconcile.no_sink': { class: 'fatal', meaning: '`--sink` names no sink, or one whose table `--sequence` cannot read, or weir.yaml has no such sink', action: 'name a sink of weir.yaml that stores rows in tables' },
+  'reconcile.no_sink': {
+    class: 'fatal',
+    meaning: '`--sink` names no sink, or one whose table `--sequence` cannot read, or weir.yaml has no such sink',
+    action: 'name a sink of weir.yaml that stores rows in tables',
+  },
   'reconcile.no_table': { class: 'fatal', meaning: 'the table `--sequence` names does not exist', action: FIX_ARG },
   'reconcile.no_column': { class: 'fatal', meaning: 'the table lacks a column `--sequence` names', action: FIX_ARG },
   'reconcile.no_time_column': { class: 'fatal', meaning: '`--since`/`--until` without a time column in `--sequence`', action: 'give it as TABLE:KEY:SEQ:TIME' },
   'reconcile.column_type': { class: 'fatal', meaning: 'the sequence column is not an integer type, or the time column not a date/time', action: FIX_ARG },
-  'reconcile.bad_time': { class: 'fatal', meaning: '`--since`/`--until` is not a time PostgreSQL accepts, or `--since` is not before `--until`', action: 'write ISO 8601, e.g. 2024-12-04T10:00:00Z' },
+  'reconcile.bad_time': {
+    class: 'fatal',
+    meaning: '`--since`/`--until` is not a time PostgreSQL accepts, or `--since` is not before `--until`',
+    action: 'write ISO 8601, e.g. 2024-12-04T10:00:00Z',
+  },
 } as const satisfies Record<string, ErrorInfo>;
 
 const FIX_RULE = 'fix the rule at the line and column shown; `weir test` runs its examples';
@@ -82,7 +143,11 @@ export const RULE_LOAD_CODES = {
   'rule.unterminated_string': { class: 'fatal', meaning: 'a quote that is never closed', action: FIX_RULE },
   'rule.expected_token': { class: 'fatal', meaning: 'the parser expected something else here (the message says what)', action: FIX_RULE },
   'rule.unknown_function': { class: 'fatal', meaning: 'no built-in function of that name', action: 'see docs/rules.md for the functions weir has' },
-  'rule.unsupported_function': { class: 'fatal', meaning: 'an EMQX function weir does not offer, and why (docs/rule-functions.md)', action: 'use the alternative the message names' },
+  'rule.unsupported_function': {
+    class: 'fatal',
+    meaning: 'an EMQX function weir does not offer, and why (docs/rule-functions.md)',
+    action: 'use the alternative the message names',
+  },
   'rule.arity': { class: 'fatal', meaning: 'wrong number of arguments for a function', action: FIX_RULE },
   'rule.bad_filter': { class: 'fatal', meaning: 'an invalid topic filter in FROM', action: FIX_RULE },
   'rule.foreach_star': { class: 'fatal', meaning: 'FOREACH needs an array expression, not `*`', action: FIX_RULE },
@@ -103,8 +168,16 @@ export const RULE_EVAL_CODES = {
   'rule.payload_not_json': { class: 'reject', meaning: '`payload.x` on a payload that is not JSON', action: SEE_LETTER },
   'rule.limit': { class: 'reject', meaning: 'an evaluation limit was reached (outputs, time, depth)', action: SEE_LETTER },
   'rule.jsonata_failed': { class: 'reject', meaning: 'a JSONata expression failed on this message', action: SEE_LETTER },
-  'rule.jq_failed': { class: 'reject', meaning: 'a jq filter failed on this message (a jq error, a syntax error, input that is not JSON, or jq-web missing)', action: SEE_LETTER },
-  'rule.jq_timeout': { class: 'reject', meaning: "a jq filter ran past its timeout (10 s, or jq()'s third argument); its worker is replaced", action: 'bound the filter, or give jq() a timeout that fits; while it runs the process waits' },
+  'rule.jq_failed': {
+    class: 'reject',
+    meaning: 'a jq filter failed on this message (a jq error, a syntax error, input that is not JSON, or jq-web missing)',
+    action: SEE_LETTER,
+  },
+  'rule.jq_timeout': {
+    class: 'reject',
+    meaning: "a jq filter ran past its timeout (10 s, or jq()'s third argument); its worker is replaced",
+    action: 'bound the filter, or give jq() a timeout that fits; while it runs the process waits',
+  },
   'rule.jsonata_result': { class: 'reject', meaning: 'a JSONata rule gave something other than an object or array of objects', action: SEE_LETTER },
 } as const satisfies Record<string, ErrorInfo>;
 
@@ -113,37 +186,86 @@ const PULSAR_DOWN = 'check that the Pulsar broker is up and reachable; weir retr
 
 export const SINK_CODES = {
   'sink.postgres.not_connected': { class: 'retry', meaning: 'a write before the pool exists', action: WAIT },
-  'sink.postgres.unknown_column': { class: 'fatal', meaning: 'an action maps a column the table does not have', action: 'add the column (a migration) or change the rule\'s columns' },
-  'sink.kafka.aborted': { class: 'retry', meaning: 'a write abandoned at shutdown (the message stays unacked)', action: 'nothing: the broker delivers it again' },
-  'sink.kafka.bad_topic': { class: 'fatal', meaning: 'a topic name Kafka does not accept', action: 'change the action\'s `topic`' },
+  'sink.postgres.unknown_column': {
+    class: 'fatal',
+    meaning: 'an action maps a column the table does not have',
+    action: "add the column (a migration) or change the rule's columns",
+  },
+  'sink.kafka.aborted': {
+    class: 'retry',
+    meaning: 'a write abandoned at shutdown (the message stays unacked)',
+    action: 'nothing: the broker delivers it again',
+  },
+  'sink.kafka.bad_topic': { class: 'fatal', meaning: 'a topic name Kafka does not accept', action: "change the action's `topic`" },
   'sink.kafka.closed': { class: 'fatal', meaning: 'a write after close', action: 'a bug: report it' },
-  'sink.kafka.encode': { class: 'reject', meaning: 'an output that cannot be encoded as a Kafka record (dead-lettered)', action: 'fix the rule\'s key/value/headers, then `weir dlq replay`' },
+  'sink.kafka.encode': {
+    class: 'reject',
+    meaning: 'an output that cannot be encoded as a Kafka record (dead-lettered)',
+    action: "fix the rule's key/value/headers, then `weir dlq replay`",
+  },
   'sink.kafka.no_brokers': { class: 'retry', meaning: 'the cluster metadata lists no brokers', action: 'check the Kafka cluster; weir retries meanwhile' },
-  'sink.pulsar.bad_service_url': { class: 'fatal', meaning: '`service_url` is not `pulsar://host:port` or `pulsar+ssl://host:port`', action: 'fix `service_url`' },
+  'sink.pulsar.bad_service_url': {
+    class: 'fatal',
+    meaning: '`service_url` is not `pulsar://host:port` or `pulsar+ssl://host:port`',
+    action: 'fix `service_url`',
+  },
   'sink.pulsar.bad_topic': { class: 'fatal', meaning: '`topic` is not `persistent://tenant/namespace/topic`', action: 'fix `topic`' },
-  'sink.pulsar.native_missing': { class: 'fatal', meaning: '`transport: native` without the `pulsar-client` package', action: 'install it as the message says, or use `transport: protocol`' },
+  'sink.pulsar.native_missing': {
+    class: 'fatal',
+    meaning: '`transport: native` without the `pulsar-client` package',
+    action: 'install it as the message says, or use `transport: protocol`',
+  },
   'sink.pulsar.not_connected': { class: 'retry', meaning: 'a write before the producers exist', action: WAIT },
   'sink.pulsar.connect_failed': { class: 'retry', meaning: 'the broker cannot be reached', action: PULSAR_DOWN },
   'sink.pulsar.connect_timeout': { class: 'retry', meaning: 'the broker does not answer CONNECT in time', action: PULSAR_DOWN },
   'sink.pulsar.connection_lost': { class: 'retry', meaning: 'the connection went away mid-write (socket closed, no answer to PING)', action: WAIT },
   'sink.pulsar.closed': { class: 'retry', meaning: 'the connection or producer was closed by weir (shutdown, reconnect) with writes in flight', action: WAIT },
   'sink.pulsar.producer_closed': { class: 'retry', meaning: 'the broker closed the producer (topic moved or unloaded)', action: WAIT },
-  'sink.pulsar.producer_failed': { class: 'retry', meaning: 'the broker did not create a producer for a reason that can pass (refusals are `sink.pulsar.refused`)', action: WAIT },
+  'sink.pulsar.producer_failed': {
+    class: 'retry',
+    meaning: 'the broker did not create a producer for a reason that can pass (refusals are `sink.pulsar.refused`)',
+    action: WAIT,
+  },
   'sink.pulsar.send_error': { class: 'retry', meaning: 'the broker answered a batch with SEND_ERROR', action: WAIT },
-  'sink.pulsar.protocol_error': { class: 'retry', meaning: 'a frame weir could not read', action: 'weir reconnects; if it repeats, report it with the broker version' },
+  'sink.pulsar.protocol_error': {
+    class: 'retry',
+    meaning: 'a frame weir could not read',
+    action: 'weir reconnects; if it repeats, report it with the broker version',
+  },
   'sink.pulsar.request_timeout': { class: 'retry', meaning: 'no answer to a lookup or producer request in time', action: WAIT },
   'sink.pulsar.send_timeout': { class: 'retry', meaning: 'no send receipt within `send_timeout_ms`', action: WAIT },
   'sink.pulsar.lookup_failed': { class: 'retry', meaning: 'topic lookup failed for a reason that can pass (refusals are `sink.pulsar.refused`)', action: WAIT },
   'sink.pulsar.metadata_failed': { class: 'retry', meaning: 'the partition metadata could not be read', action: WAIT },
-  'sink.pulsar.refused': { class: 'fatal', meaning: 'the broker refused a lookup or producer for good: AuthenticationError, AuthorizationError, InvalidTopicName, TopicTerminatedError, NotAllowedError, IncompatibleSchema, UnsupportedVersionError', action: 'grant the role, fix the topic or its schema, as the server\'s error says' },
+  'sink.pulsar.refused': {
+    class: 'fatal',
+    meaning:
+      'the broker refused a lookup or producer for good: AuthenticationError, AuthorizationError, InvalidTopicName, TopicTerminatedError, NotAllowedError, IncompatibleSchema, UnsupportedVersionError',
+    action: "grant the role, fix the topic or its schema, as the server's error says",
+  },
   'sink.pulsar.auth_failed': { class: 'fatal', meaning: 'the broker refused the credentials at CONNECT', action: 'fix `auth_token`' },
-  'sink.pulsar.tls_failed': { class: 'fatal', meaning: 'the TLS handshake failed (certificate not trusted or not matching)', action: 'set `tls_trust_certs_file` to the broker\'s CA' },
+  'sink.pulsar.tls_failed': {
+    class: 'fatal',
+    meaning: 'the TLS handshake failed (certificate not trusted or not matching)',
+    action: "set `tls_trust_certs_file` to the broker's CA",
+  },
   'sink.pulsar.tls_ca_unreadable': { class: 'fatal', meaning: 'the CA file cannot be read', action: 'fix `tls_trust_certs_file`' },
-  'sink.pulsar.message_too_large': { class: 'reject', meaning: 'larger than the broker\'s maximum message size (dead-lettered)', action: 'raise the broker\'s `maxMessageSize` or make the rule\'s output smaller, then `weir dlq replay`' },
-  'sink.pulsar.bad_event_time': { class: 'reject', meaning: '`event_time` rendered to something that is not a time (dead-lettered)', action: 'fix the action\'s `event_time`, then `weir dlq replay`' },
+  'sink.pulsar.message_too_large': {
+    class: 'reject',
+    meaning: "larger than the broker's maximum message size (dead-lettered)",
+    action: "raise the broker's `maxMessageSize` or make the rule's output smaller, then `weir dlq replay`",
+  },
+  'sink.pulsar.bad_event_time': {
+    class: 'reject',
+    meaning: '`event_time` rendered to something that is not a time (dead-lettered)',
+    action: "fix the action's `event_time`, then `weir dlq replay`",
+  },
   'sink.pulsar.admin_unreachable': { class: 'retry', meaning: 'the admin REST API cannot be reached', action: 'check `admin_url`; weir retries meanwhile' },
   'sink.pulsar.admin_unavailable': { class: 'retry', meaning: 'the admin REST API answered 5xx or 429', action: WAIT },
-  'sink.pulsar.admin_failed': { class: 'fatal', meaning: 'the admin REST API refused the request (401, 403, 404, 409…)', action: 'read the HTTP status and body in the message: credentials, tenant or namespace' },
+  'sink.pulsar.admin_failed': {
+    class: 'fatal',
+    meaning: 'the admin REST API refused the request (401, 403, 404, 409…)',
+    action: 'read the HTTP status and body in the message: credentials, tenant or namespace',
+  },
   'sink.pulsar.no_admin_url': { class: 'fatal', meaning: 'counting or creating a topic needs `admin_url`', action: 'set `admin_url`' },
 } as const satisfies Record<string, ErrorInfo>;
 
@@ -156,7 +278,13 @@ export const ERROR_SECTIONS: readonly ErrorSection[] = [
   { title: 'Sinks', codes: SINK_CODES },
 ];
 
-export type ErrorCode = keyof typeof CONFIG_CODES | keyof typeof DLQ_CODES | keyof typeof RECONCILE_CODES | keyof typeof RULE_LOAD_CODES | keyof typeof RULE_EVAL_CODES | keyof typeof SINK_CODES;
+export type ErrorCode =
+  | keyof typeof CONFIG_CODES
+  | keyof typeof DLQ_CODES
+  | keyof typeof RECONCILE_CODES
+  | keyof typeof RULE_LOAD_CODES
+  | keyof typeof RULE_EVAL_CODES
+  | keyof typeof SINK_CODES;
 
 const ALL: ReadonlyMap<string, ErrorInfo> = new Map(ERROR_SECTIONS.flatMap((s) => Object.entries(s.codes)));
 

@@ -4,10 +4,7 @@ import { pino } from 'pino';
 
 export type Logger = pino.Logger;
 
-const REDACT = [
-  'password', '*.password', '*.*.password', 'token', '*.token', '*.*.token',
-  'connection_string', '*.connection_string', '*.*.connection_string',
-];
+const REDACT = ['password', '*.password', '*.*.password', 'token', '*.token', '*.*.token', 'connection_string', '*.connection_string', '*.*.connection_string'];
 
 /** Logs to stdout; a command whose stdout is its result (weir dlq) logs to stderr (fd 2). */
 export function createLogger(level: string = process.env.WEIR_LOG_LEVEL ?? 'info', fd: 1 | 2 = 1): Logger {

@@ -30,7 +30,10 @@ interface Service {
   healthcheck?: { test: string[] | string; interval?: string; timeout?: string; retries?: number };
   restart?: string;
 }
-const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
 const services = compose.services;
 
 /** Compose's own interpolation as `docker compose up` does it with nothing set: `${X:-default}` → default. */
@@ -68,7 +71,18 @@ test('host ports are unique and as documented', () => {
       assert.ok(Number(container) > 0);
     }
   }
-  const expect: Record<string, string> = { '1883': 'emqx', '18083': 'emqx', '5432': 'timescaledb', '6650': 'pulsar', '8080': 'pulsar', '29092': 'kafka', '9464': 'weir-a', '9465': 'weir-b', '9090': 'prometheus', '3000': 'grafana' };
+  const expect: Record<string, string> = {
+    '1883': 'emqx',
+    '18083': 'emqx',
+    '5432': 'timescaledb',
+    '6650': 'pulsar',
+    '8080': 'pulsar',
+    '29092': 'kafka',
+    '9464': 'weir-a',
+    '9465': 'weir-b',
+    '9090': 'prometheus',
+    '3000': 'grafana',
+  };
   for (const [port, name] of Object.entries(expect)) assert.equal(hostPorts.get(port), name, `host port ${port}`);
 });
 
@@ -111,7 +125,11 @@ test('healthchecks and depends_on: every long-running service is checked, start 
     }
   }
   for (const w of ['weir-a', 'weir-b']) {
-    assert.deepEqual(Object.keys(services[w]!.depends_on ?? {}).sort(), ['emqx', 'kafka', 'pulsar-init', 'timescaledb'], `${w} waits for the broker and every sink`);
+    assert.deepEqual(
+      Object.keys(services[w]!.depends_on ?? {}).sort(),
+      ['emqx', 'kafka', 'pulsar-init', 'timescaledb'],
+      `${w} waits for the broker and every sink`,
+    );
   }
   assert.ok(services.grafana!.depends_on?.prometheus, 'grafana after prometheus');
   assert.equal(services['pulsar-init']!.depends_on?.pulsar?.condition, 'service_healthy');
@@ -122,11 +140,15 @@ test('EMQX: the seed configuration with the inflight and queue settings ack-afte
   assert.equal(env.EMQX_NODE__NAME, 'emqx@emqx-node1.cluster.local');
   const weirCfg = parse(readFileSync(join(ROOT, 'deploy/weir.compose.yaml'), 'utf8')) as { broker: { max_unacked: number } };
   const inflight = Number(env.EMQX_MQTT__MAX_INFLIGHT);
-  assert.ok(inflight >= weirCfg.broker.max_unacked && inflight <= 65_535, `max_inflight ${inflight}: at least weir's broker.max_unacked (${weirCfg.broker.max_unacked}), at most EMQX's limit`);
+  assert.ok(
+    inflight >= weirCfg.broker.max_unacked && inflight <= 65_535,
+    `max_inflight ${inflight}: at least weir's broker.max_unacked (${weirCfg.broker.max_unacked}), at most EMQX's limit`,
+  );
   assert.equal(env.EMQX_MQTT__MAX_MQUEUE_LEN, '0', 'queue unbounded while a replica restarts');
   assert.equal(env.EMQX_MQTT__MQUEUE_STORE_QOS0, 'false');
   const conf = readFileSync(join(ROOT, 'deploy/emqx/emqx.conf'), 'utf8');
-  for (const key of ['max_inflight = 32768', 'max_mqueue_len = 0', 'mqueue_store_qos0 = false', 'discovery_strategy = manual', 'http.bind = 18083']) assert.ok(conf.includes(key), `emqx.conf: ${key}`);
+  for (const key of ['max_inflight = 32768', 'max_mqueue_len = 0', 'mqueue_store_qos0 = false', 'discovery_strategy = manual', 'http.bind = 18083'])
+    assert.ok(conf.includes(key), `emqx.conf: ${key}`);
   assert.equal(String(env.EMQX_MQTT__MAX_INFLIGHT), /max_inflight = (\d+)/.exec(conf)![1], 'env and emqx.conf agree');
 });
 
@@ -159,7 +181,7 @@ function mountedConfig(service: string): string {
   return join(dir, cfg);
 }
 
-test('both weir replicas: their mounted config passes weir\'s own validation, one share group, distinct ids', () => {
+test("both weir replicas: their mounted config passes weir's own validation, one share group, distinct ids", () => {
   const seen = new Map<string, string>();
   for (const w of ['weir-a', 'weir-b']) {
     const file = mountedConfig(w);
@@ -193,8 +215,10 @@ test('the compose-only rules in deploy/rules pass their own tests', async () => 
   assert.equal(await testCommand.run([join(ROOT, 'deploy/rules')]), 0);
 });
 
-test('Prometheus scrapes both replicas; Grafana has its datasource and a dashboard of weir\'s metrics', () => {
-  const prom = parse(readFileSync(join(ROOT, 'docs/prometheus.yml'), 'utf8')) as { scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> };
+test("Prometheus scrapes both replicas; Grafana has its datasource and a dashboard of weir's metrics", () => {
+  const prom = parse(readFileSync(join(ROOT, 'docs/prometheus.yml'), 'utf8')) as {
+    scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }>;
+  };
   const targets = prom.scrape_configs.find((j) => j.job_name === 'weir')!.static_configs.flatMap((c) => c.targets);
   assert.deepEqual(targets.sort(), ['weir-a:9464', 'weir-b:9464']);
 
@@ -202,23 +226,50 @@ test('Prometheus scrapes both replicas; Grafana has its datasource and a dashboa
   const ds = parse(readFileSync(join(dsDir, 'prometheus.yaml'), 'utf8')) as { datasources: Array<{ uid: string; type: string; url: string }> };
   assert.equal(ds.datasources[0]!.type, 'prometheus');
   assert.equal(ds.datasources[0]!.url, 'http://prometheus:9090');
-  const provider = parse(readFileSync(join(ROOT, 'docs/grafana/provisioning/dashboards/weir.yaml'), 'utf8')) as { providers: Array<{ options: { path: string } }> };
+  const provider = parse(readFileSync(join(ROOT, 'docs/grafana/provisioning/dashboards/weir.yaml'), 'utf8')) as {
+    providers: Array<{ options: { path: string } }>;
+  };
   const dashMount = services.grafana!.volumes!.find((v) => v.startsWith('./docs/grafana/dashboards:'))!;
   assert.equal(dashMount.split(':')[1], provider.providers[0]!.options.path, 'the provider reads where the dashboards are mounted');
 
   const dash = readDashboard();
   const rows = dash.panels.filter((p) => p.type === 'row').map((p) => p.title);
-  for (const section of ['Ingest', 'Rules', 'Sinks', 'Latency', 'Dead letters', 'Reconciliation']) assert.ok(rows.includes(section), `dashboard row ${section}`);
+  for (const section of ['Ingest', 'Rules', 'Sinks', 'Latency', 'Dead letters', 'Reconciliation'])
+    assert.ok(rows.includes(section), `dashboard row ${section}`);
   const usedMetrics = new Set(dash.panels.flatMap((p) => (p.targets ?? []).flatMap((t) => t.expr.match(/\bweir_[a-z_]+/g) ?? [])));
-  for (const m of ['weir_rule_matched_total', 'weir_sink_success_total', 'weir_ingest_received_total', 'weir_sink_batch_latency_seconds_bucket', 'weir_dead_letter_total']) {
+  for (const m of [
+    'weir_rule_matched_total',
+    'weir_sink_success_total',
+    'weir_ingest_received_total',
+    'weir_sink_batch_latency_seconds_bucket',
+    'weir_dead_letter_total',
+  ]) {
     assert.ok(usedMetrics.has(m), `the dashboard shows ${m}`);
   }
 });
 
-interface DashDatasource { type?: string; uid?: string }
-interface DashPanel { type: string; title: string; description?: string; datasource?: DashDatasource; targets?: Array<{ expr: string; datasource?: DashDatasource }> }
-interface DashVariable { name: string; type: string; query?: string | { query: string }; datasource?: DashDatasource }
-interface Dashboard { __inputs?: Array<{ name: string; type: string; pluginId: string }>; templating: { list: DashVariable[] }; panels: DashPanel[] }
+interface DashDatasource {
+  type?: string;
+  uid?: string;
+}
+interface DashPanel {
+  type: string;
+  title: string;
+  description?: string;
+  datasource?: DashDatasource;
+  targets?: Array<{ expr: string; datasource?: DashDatasource }>;
+}
+interface DashVariable {
+  name: string;
+  type: string;
+  query?: string | { query: string };
+  datasource?: DashDatasource;
+}
+interface Dashboard {
+  __inputs?: Array<{ name: string; type: string; pluginId: string }>;
+  templating: { list: DashVariable[] };
+  panels: DashPanel[];
+}
 const readDashboard = () => JSON.parse(readFileSync(join(ROOT, 'docs/grafana/dashboards/weir.json'), 'utf8')) as Dashboard;
 
 /** Every metric src/metrics/names.ts declares, with a histogram's series suffixes. */
@@ -235,8 +286,7 @@ function metricsWeirDefines(): Set<string> {
 function datasourcesIn(v: unknown, at: string, out: Array<[string, DashDatasource]> = []): Array<[string, DashDatasource]> {
   if (Array.isArray(v)) {
     for (const [i, x] of v.entries()) datasourcesIn(x, `${at}[${i}]`, out);
-  }
-  else if (v && typeof v === 'object') {
+  } else if (v && typeof v === 'object') {
     for (const [k, x] of Object.entries(v)) {
       if (k === 'datasource' && x && typeof x === 'object') out.push([`${at}.${k}`, x as DashDatasource]);
       datasourcesIn(x, `${at}.${k}`, out);
@@ -247,7 +297,10 @@ function datasourcesIn(v: unknown, at: string, out: Array<[string, DashDatasourc
 
 test('the Grafana dashboard imports into an existing Grafana: a DS_PROMETHEUS input, no hard-coded datasource uid', () => {
   const dash = readDashboard();
-  assert.deepEqual(dash.__inputs?.map(({ name, type, pluginId }) => ({ name, type, pluginId })), [{ name: 'DS_PROMETHEUS', type: 'datasource', pluginId: 'prometheus' }]);
+  assert.deepEqual(
+    dash.__inputs?.map(({ name, type, pluginId }) => ({ name, type, pluginId })),
+    [{ name: 'DS_PROMETHEUS', type: 'datasource', pluginId: 'prometheus' }],
+  );
   const found = datasourcesIn(dash, 'dashboard');
   assert.ok(found.length > 20, 'panels and queries name their datasource');
   for (const [where, ds] of found) assert.deepEqual(ds, { type: 'prometheus', uid: '${DS_PROMETHEUS}' }, `${where}: the input, not a uid of one Grafana`);
@@ -282,7 +335,8 @@ test('the Grafana dashboard: instance, rule and sink variables filter every quer
       assert.ok(names.length > 0, `${p.title}: ${t.expr} queries no weir metric`);
       // each selector filters by the variables its metric has labels for
       for (const m of t.expr.matchAll(/\b(weir_[a-z_]+)(\{[^}]*\})?/g)) {
-        const labels = (registry.getSingleMetric(m[1]!.replace(/_(bucket|sum|count)$/, '')) as unknown as { labelNames: string[] } | undefined)?.labelNames ?? [];
+        const labels =
+          (registry.getSingleMetric(m[1]!.replace(/_(bucket|sum|count)$/, '')) as unknown as { labelNames: string[] } | undefined)?.labelNames ?? [];
         const sel = m[2] ?? '';
         assert.ok(sel.includes('instance=~"$instance"'), `${p.title}: ${m[1]} is not filtered by $instance`);
         for (const l of ['rule', 'sink']) if (labels.includes(l)) assert.ok(sel.includes(`${l}=~"$${l}"`), `${p.title}: ${m[1]} is not filtered by $${l}`);
@@ -296,7 +350,14 @@ test('the Grafana dashboard: instance, rule and sink variables filter every quer
   assert.ok(![...known].some((n) => /reconcil|difference/.test(n)), 'names.ts now has a difference metric: chart it instead');
   assert.match(rec.description ?? '', /no metric of the reconciliation difference/);
   const exprs = rec.targets!.map((t) => t.expr.replace(/\{[^}]*\}/g, ''));
-  assert.ok(exprs.some((e) => /sum by \(rule\) \(weir_sink_matched_total\) - \(sum by \(rule\) \(weir_sink_success_total\) \+ sum by \(rule\) \(weir_sink_dead_lettered_total\)\)/.test(e)), 'the difference per rule');
+  assert.ok(
+    exprs.some((e) =>
+      /sum by \(rule\) \(weir_sink_matched_total\) - \(sum by \(rule\) \(weir_sink_success_total\) \+ sum by \(rule\) \(weir_sink_dead_lettered_total\)\)/.test(
+        e,
+      ),
+    ),
+    'the difference per rule',
+  );
 });
 
 /** `<version>` in a test broker's pom.xml: what the integration tests run. */
@@ -311,7 +372,8 @@ test('the compose stack runs the Kafka and Pulsar versions the test suite runs (
   const kafka = pomVersion('kafka', 'kafka.version');
   const pulsar = pomVersion('pulsar', 'pulsar.version');
   assert.equal(services.kafka!.image, `apache/kafka:${kafka}`, 'docker-compose.yml kafka: the version test/brokers/kafka/pom.xml tests');
-  for (const s of ['pulsar', 'pulsar-init']) assert.equal(services[s]!.image, `apachepulsar/pulsar:${pulsar}`, `docker-compose.yml ${s}: the version test/brokers/pulsar/pom.xml tests`);
+  for (const s of ['pulsar', 'pulsar-init'])
+    assert.equal(services[s]!.image, `apachepulsar/pulsar:${pulsar}`, `docker-compose.yml ${s}: the version test/brokers/pulsar/pom.xml tests`);
   const ops = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8');
   for (const image of [services.kafka!.image!, services.pulsar!.image!]) assert.ok(ops.includes(`\`${image}\``), `docs/operations.md names ${image}`);
 });

@@ -53,8 +53,14 @@ test('Dockerfile (read as text, no Docker engine here): a data directory owned b
   const dataDir = envOf(stage).WEIR_DATA_DIR;
   assert.ok(dataDir && posix.isAbsolute(dataDir), 'ENV WEIR_DATA_DIR=<absolute directory>');
   const run = stage.filter((i) => i.op === 'RUN').map((i) => i.args);
-  assert.ok(run.some((r) => r.includes(`mkdir -p ${dataDir}`) && new RegExp(`chown ${user}(:${user})? ${dataDir}(\\s|$)`).test(r)), `a RUN creates ${dataDir} and gives it to ${user}`);
-  assert.ok(stage.findIndex((i) => i.op === 'RUN' && i.args.includes(dataDir)) < stage.findIndex((i) => i.op === 'USER'), 'the directory is made while still root');
+  assert.ok(
+    run.some((r) => r.includes(`mkdir -p ${dataDir}`) && new RegExp(`chown ${user}(:${user})? ${dataDir}(\\s|$)`).test(r)),
+    `a RUN creates ${dataDir} and gives it to ${user}`,
+  );
+  assert.ok(
+    stage.findIndex((i) => i.op === 'RUN' && i.args.includes(dataDir)) < stage.findIndex((i) => i.op === 'USER'),
+    'the directory is made while still root',
+  );
   const volumes = stage.filter((i) => i.op === 'VOLUME').flatMap((i) => (i.args.startsWith('[') ? (JSON.parse(i.args) as string[]) : i.args.split(/\s+/)));
   assert.ok(volumes.includes(dataDir), `VOLUME ${dataDir}`);
   // weir.yaml's own directory is not the runtime user's: nothing is copied there with --chown.
@@ -69,7 +75,10 @@ test("the image's default config (no Docker engine here: loaded from the repo wi
   const cmd = JSON.parse(stage.filter((i) => i.op === 'CMD').at(-1)!.args) as string[];
   const configInImage = cmd[cmd.indexOf('--config') + 1]!;
   assert.equal(configInImage, '/app/weir.yaml');
-  assert.ok(stage.some((i) => i.op === 'COPY' && i.args === 'weir.yaml ./weir.yaml'), 'the image holds the repo weir.yaml at /app/weir.yaml');
+  assert.ok(
+    stage.some((i) => i.op === 'COPY' && i.args === 'weir.yaml ./weir.yaml'),
+    'the image holds the repo weir.yaml at /app/weir.yaml',
+  );
   // The repo's weir.yaml at its place in the image, with its rules beside it.
   const image = mkdtempSync(join(tmpdir(), 'weir-image-'));
   try {
@@ -82,7 +91,7 @@ test("the image's default config (no Docker engine here: loaded from the repo wi
   }
 });
 
-test('the compose replicas (config at /etc/weir, root-owned) write dead letters under the image\'s WEIR_DATA_DIR', () => {
+test("the compose replicas (config at /etc/weir, root-owned) write dead letters under the image's WEIR_DATA_DIR", () => {
   const env: Record<string, string> = { ...envOf(runtimeStage()), WEIR_CLIENT_ID: 'weir-a', WEIR_PG_URL: 'postgres://weir@timescaledb:5432/weir' };
   const cfg = loadConfig(join(ROOT, 'deploy/weir.compose.yaml'), env, join(ROOT, 'deploy/rules'));
   for (const f of letterFiles(cfg)) assert.equal(dirname(f), env.WEIR_DATA_DIR, `${f}: in the writable data directory`);

@@ -13,7 +13,13 @@ function documented(): Map<string, string[]> {
   const out = new Map<string, string[]>();
   const doc = readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8');
   for (const [, names, labels] of doc.matchAll(/^\| (`weir_[^|]+)\|([^|]*)\|/gm)) {
-    const ls = labels!.trim() === '—' || labels!.includes("prom-client's") ? [] : labels!.split(',').map((l) => l.trim()).filter(Boolean);
+    const ls =
+      labels!.trim() === '—' || labels!.includes("prom-client's")
+        ? []
+        : labels!
+            .split(',')
+            .map((l) => l.trim())
+            .filter(Boolean);
     for (const [, n] of names!.matchAll(/`(weir_[a-z_*]+)`/g)) out.set(n!, ls);
   }
   return out;
@@ -27,7 +33,14 @@ test('every metric a running weir registers is in docs/metrics.md with its label
   const wildcards = [...doc.keys()].filter((n) => n.endsWith('*')).map((n) => n.slice(0, -1));
   const registered = (await registry.getMetricsAsJSON()).map((m) => ({ name: m.name, labels: (m as unknown as { labelNames?: string[] }).labelNames }));
   const own = registered.filter((m) => !wildcards.some((w) => m.name.startsWith(w)));
-  assert.deepEqual(own.map((m) => m.name).filter((n) => !doc.has(n)).sort(), [], 'metrics missing from docs/metrics.md');
+  assert.deepEqual(
+    own
+      .map((m) => m.name)
+      .filter((n) => !doc.has(n))
+      .sort(),
+    [],
+    'metrics missing from docs/metrics.md',
+  );
   const names = new Set(registered.map((m) => m.name));
   const gone = [...doc.keys()].filter((n) => (n.endsWith('*') ? !registered.some((m) => m.name.startsWith(n.slice(0, -1))) : !names.has(n)));
   assert.deepEqual(gone.sort(), [], 'documented metrics weir no longer registers');

@@ -188,5 +188,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   });
   const s = (r.endedAt - r.startedAt) / 1000;
   const cpu = process.cpuUsage(); // the whole process: connecting and startup included
-  process.stdout.write(`${JSON.stringify({ ...r, seconds: s, msgs_per_s: Math.round(r.published / s), cpu_ms: Math.round((cpu.user + cpu.system) / 1000) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ...r, seconds: s, msgs_per_s: Math.round(r.published / s), cpu_ms: Math.round((cpu.user + cpu.system) / 1000) })}\n`,
+  );
 }

@@ -117,7 +117,10 @@ class Demo {
     const tDb = Date.now();
     const { config, file } = demoConfig(configFile, { brokerUrl: this.broker.url, databaseUrl: this.db.url, httpPort: o.httpPort });
     this.derivedFile = file;
-    const firstTable = config.rules.flatMap((r) => r.actions).map((a) => a.settings.table).find((t) => typeof t === 'string');
+    const firstTable = config.rules
+      .flatMap((r) => r.actions)
+      .map((a) => a.settings.table)
+      .find((t) => typeof t === 'string');
     if (typeof firstTable === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(firstTable)) this.table = firstTable;
     await migrateSinks(migratableSinks(config), {});
     this.runtime = new Runtime(config, this.log);
@@ -184,7 +187,8 @@ class Demo {
     // What the devices sent last may still be in the broker's hands: the embedded broker keeps
     // nothing once stopped, so let weir take it in (up to 3 s) before weir stops reading.
     await step('drain', async () => {
-      for (const until = Date.now() + 3000; Date.now() < until && ((await this.db?.count(this.table)) ?? published) < published; ) await new Promise((r) => setTimeout(r, 100));
+      for (const until = Date.now() + 3000; Date.now() < until && ((await this.db?.count(this.table)) ?? published) < published; )
+        await new Promise((r) => setTimeout(r, 100));
     });
     await step('weir', async () => this.runtime?.stop({ graceMs: 10_000 }));
     let stored = 0;

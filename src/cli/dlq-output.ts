@@ -7,7 +7,17 @@ const SHORT_ERROR = 60;
 
 export function letterTable(letters: readonly LetterSummary[]): string {
   const head = ['id', 'received', 'rule', 'sink', 'reason', 'topic', 'attempts', 'replay', 'error'];
-  const rows = letters.map((l) => [l.id, iso(l.receivedAt), l.ruleId, l.sink || '-', l.reason, l.topic, String(l.attempts), replayState(l), oneLine(l.error, SHORT_ERROR)]);
+  const rows = letters.map((l) => [
+    l.id,
+    iso(l.receivedAt),
+    l.ruleId,
+    l.sink || '-',
+    l.reason,
+    l.topic,
+    String(l.attempts),
+    replayState(l),
+    oneLine(l.error, SHORT_ERROR),
+  ]);
   return columns(head, rows, 'lllllllll');
 }
 
@@ -66,11 +76,19 @@ export function letterText(l: StoredLetter): string {
 
 export function letterJson(l: StoredLetter): Record<string, unknown> {
   const p = payloadView(l.payload);
-  return { ...summaryJson(l), record: l.record, payload_encoding: p.encoding === 'base64' ? 'base64' : 'utf-8', payload: p.encoding === 'base64' ? p.text : l.payload.toString('utf8'), payload_base64: l.payload.toString('base64') };
+  return {
+    ...summaryJson(l),
+    record: l.record,
+    payload_encoding: p.encoding === 'base64' ? 'base64' : 'utf-8',
+    payload: p.encoding === 'base64' ? p.text : l.payload.toString('utf8'),
+    payload_base64: l.payload.toString('base64'),
+  };
 }
 
 export function replaySummaryText(s: ReplaySummary): string {
-  const out = [`replayed ${s.selected} letter${s.selected === 1 ? '' : 's'}: ${s.stored} stored, ${s.deadLettered} dead-lettered again, ${s.noOutput} without output, ${sum(s.skipped)} skipped, ${s.failed} failed`];
+  const out = [
+    `replayed ${s.selected} letter${s.selected === 1 ? '' : 's'}: ${s.stored} stored, ${s.deadLettered} dead-lettered again, ${s.noOutput} without output, ${sum(s.skipped)} skipped, ${s.failed} failed`,
+  ];
   for (const [reason, n] of s.newReasons) out.push(`  dead-lettered again: ${n} × ${reason}`);
   for (const [why, n] of s.skipped) out.push(`  skipped (left pending): ${n} × ${why}`);
   for (const e of s.errors) out.push(`  failed (left pending): ${e}`);

@@ -137,7 +137,8 @@ async function list(args: string[]): Promise<number> {
 async function show(args: string[]): Promise<number> {
   const p = parse(args, { ...CONFIG_OPTION, fallback: { type: 'boolean' }, json: { type: 'boolean' } }, SHOW_HELP, true);
   if ('exit' in p) return p.exit;
-  if (p.positionals.length !== 1) return usageError(p.positionals.length ? `one ID, not ${p.positionals.length}` : 'which letter? give its ID (weir dlq list shows them)', SHOW_HELP);
+  if (p.positionals.length !== 1)
+    return usageError(p.positionals.length ? `one ID, not ${p.positionals.length}` : 'which letter? give its ID (weir dlq list shows them)', SHOW_HELP);
   const id = p.positionals[0]!;
   return withStore(p.values, async (store) => {
     const letter = await store.get(id);
@@ -184,7 +185,8 @@ async function purge(args: string[]): Promise<number> {
   if ('exit' in p) return p.exit;
   const filter = filterOf(p.values);
   if (typeof filter === 'string') return usageError(filter, PURGE_HELP);
-  if (narrows(filter) === Boolean(p.values.all)) return usageError(p.values.all ? '--all with a filter: give one or the other' : 'purge needs a filter, or --all to delete every letter', PURGE_HELP);
+  if (narrows(filter) === Boolean(p.values.all))
+    return usageError(p.values.all ? '--all with a filter: give one or the other' : 'purge needs a filter, or --all to delete every letter', PURGE_HELP);
   return withStore(p.values, async (store) => {
     if (p.values['dry-run']) return preview(store, filter, 'would delete');
     const n = await store.purge(filter);
@@ -209,7 +211,8 @@ async function withStore(values: { config?: string; fallback?: boolean }, fn: (s
   try {
     store = openLetterStore(cfg, values.fallback ? 'fallback' : 'store');
     const code = await fn(store, cfg);
-    if (store.unreadable) process.stderr.write(`note: ${store.unreadable} line(s) or record(s) of ${store.where} are not letters (a torn last line?) and were left alone\n`);
+    if (store.unreadable)
+      process.stderr.write(`note: ${store.unreadable} line(s) or record(s) of ${store.where} are not letters (a torn last line?) and were left alone\n`);
     return code;
   } catch (err) {
     process.stderr.write(`error: ${redactUrl(errorText(err))}\n`);

@@ -31,7 +31,9 @@ export const migrateCommand: Command = {
     }
     try {
       await migrateSinks(targets, { dir: p.values.dir }, (s, r) => {
-        process.stdout.write(`${s.name} (${r.target}): applied ${r.applied.length ? r.applied.join(', ') : 'nothing new'}; ${r.alreadyApplied} already applied\n`);
+        process.stdout.write(
+          `${s.name} (${r.target}): applied ${r.applied.length ? r.applied.join(', ') : 'nothing new'}; ${r.alreadyApplied} already applied\n`,
+        );
         for (const n of r.notes) process.stdout.write(`${s.name}: note: ${n}\n`);
       });
     } catch (err) {

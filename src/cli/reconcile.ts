@@ -114,11 +114,14 @@ export const reconcileCommand: Command = {
     if (tty) process.stderr.write('\r\x1b[K');
     const gaps = sequence.filter((s) => s.missing > 0);
     const ok = report.ok && gaps.length === 0;
-    if (p.values.json) process.stdout.write(`${JSON.stringify({ ...report, ok, ...(targets ? { sequence } : {}), ...(broker ? { broker: broker.values } : {}) }, null, 2)}\n`);
+    if (p.values.json)
+      process.stdout.write(`${JSON.stringify({ ...report, ok, ...(targets ? { sequence } : {}), ...(broker ? { broker: broker.values } : {}) }, null, 2)}\n`);
     else process.stdout.write(table(report) + (targets ? sequenceTables(sequence) : '') + (broker ? brokerTable(broker) : ''));
     if (!report.ok) {
       for (const l of report.lines.filter((x) => x.difference !== undefined && x.difference !== 0)) {
-        process.stderr.write(`DIFFERENCE rule ${l.rule} → ${l.sink} (${l.target}): sink has ${l.sinkCount ?? '?'}, weir stored ${l.weirCount ?? '?'}, difference ${l.difference}${l.note ? ` — ${redactUrl(l.note)}` : ''}\n`);
+        process.stderr.write(
+          `DIFFERENCE rule ${l.rule} → ${l.sink} (${l.target}): sink has ${l.sinkCount ?? '?'}, weir stored ${l.weirCount ?? '?'}, difference ${l.difference}${l.note ? ` — ${redactUrl(l.note)}` : ''}\n`,
+        );
       }
     }
     for (const g of gaps) process.stderr.write(`GAPS: ${g.table}: ${plural(g.missing, 'missing sequence number')} over ${plural(g.keysWithGaps, 'key')}\n`);
@@ -144,7 +147,19 @@ function plural(n: number, word: string): string {
 function table(r: ReconcileReport): string {
   const head = ['rule', 'sink', 'target', 'matched', 'passed', 'failed', 'success', 'dead-lettered', 'weir stored', 'sink count', 'difference'];
   const fmt = (v: number | undefined) => (v === undefined ? '-' : Number.isNaN(v) ? '?' : String(v));
-  const rows = r.lines.map((l) => [l.rule, l.sink, l.target, fmt(l.matched), fmt(l.passed), fmt(l.failed), fmt(l.success), fmt(l.deadLettered), fmt(l.weirCount), fmt(l.sinkCount), fmt(l.difference)]);
+  const rows = r.lines.map((l) => [
+    l.rule,
+    l.sink,
+    l.target,
+    fmt(l.matched),
+    fmt(l.passed),
+    fmt(l.failed),
+    fmt(l.success),
+    fmt(l.deadLettered),
+    fmt(l.weirCount),
+    fmt(l.sinkCount),
+    fmt(l.difference),
+  ]);
   const notes = r.lines.filter((l) => l.note).map((l) => `  ${l.rule} → ${l.sink}: ${redactUrl(l.note!)}`);
   const top = r.received === undefined ? '' : `received ${r.received}, acked ${r.acked}\n`;
   return `${top}${columns(head, rows, 'lllrrrrrrrr')}${notes.length ? `${notes.join('\n')}\n` : ''}${r.ok ? 'reconciled: every difference is 0' : 'NOT reconciled'}\n`;
@@ -155,9 +170,11 @@ function sequenceTables(results: SequenceResult[]): string {
   const rows = results.map((s) => [s.table, s.key, s.seq, s.time ?? '-', ...[s.keys, s.rows, s.missing, s.duplicates, s.runs].map(String)]);
   let out = `\nsequence numbers, per key in time order (a drop in seq starts a new run):\n${columns(head, rows, 'llllrrrrr')}`;
   for (const s of results) {
-    if (s.since || s.until) out += `  ${s.table}: rows with ${s.time} ${[s.since && `>= ${s.since}`, s.until && `< ${s.until}`].filter(Boolean).join(' and ')}\n`;
+    if (s.since || s.until)
+      out += `  ${s.table}: rows with ${s.time} ${[s.since && `>= ${s.since}`, s.until && `< ${s.until}`].filter(Boolean).join(' and ')}\n`;
     if (!s.worst.length) continue;
-    const ranges = (k: SequenceResult['worst'][number]) => k.firstMissing.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(', ') + (k.ranges > k.firstMissing.length ? ', …' : '');
+    const ranges = (k: SequenceResult['worst'][number]) =>
+      k.firstMissing.map(([a, b]) => (a === b ? String(a) : `${a}-${b}`)).join(', ') + (k.ranges > k.firstMissing.length ? ', …' : '');
     const worst = s.worst.map((k) => [k.key ?? 'NULL', String(k.rows), String(k.missing), String(k.duplicates), String(k.runs), ranges(k)]);
     // Named by the whole spec: the same table may be checked in two orders.
     const spec = [s.table, s.key, s.seq, ...(s.time ? [s.time] : [])].join(':');
@@ -171,5 +188,10 @@ function sequenceTables(results: SequenceResult[]): string {
 function brokerTable(b: BrokerCounts): string {
   const names = Object.keys(b.values);
   if (!names.length) return "\nthe broker's own counts: none (no $SYS answer within 2 s; Mosquitto publishes them, most brokers do not)\n";
-  return `\nthe broker's own counts ($SYS, broker-wide since its start):\n${columns(['name', 'value'], names.map((n) => [n, b.values[n]!]), 'lr', '  ')}`;
+  return `\nthe broker's own counts ($SYS, broker-wide since its start):\n${columns(
+    ['name', 'value'],
+    names.map((n) => [n, b.values[n]!]),
+    'lr',
+    '  ',
+  )}`;
 }

@@ -41,7 +41,9 @@ export const runCommand: Command = {
     const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel);
     if (cfg.migrateOnStart) {
       try {
-        await migrateSinks(migratableSinks(cfg), {}, (s, r) => log.info({ sink: s.name, applied: r.applied, notes: r.notes.length ? r.notes : undefined }, 'migrations applied'));
+        await migrateSinks(migratableSinks(cfg), {}, (s, r) =>
+          log.info({ sink: s.name, applied: r.applied, notes: r.notes.length ? r.notes : undefined }, 'migrations applied'),
+        );
       } catch (err) {
         log.error({ err: redactUrl(errorText(err)) }, 'migrations failed; not starting');
         return 1;

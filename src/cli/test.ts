@@ -66,7 +66,12 @@ export const testCommand: Command = {
         failed += tests.length;
         continue;
       }
-      const spec: RuleTestSpec = { sql: doc.sql as string | undefined, jsonata: doc.jsonata as string | undefined, filters: doc.from as string[] | undefined, tests };
+      const spec: RuleTestSpec = {
+        sql: doc.sql as string | undefined,
+        jsonata: doc.jsonata as string | undefined,
+        filters: doc.from as string[] | undefined,
+        tests,
+      };
       for (const r of await runRuleTests(spec, String(doc.id ?? name))) {
         if (r.pass) passed++;
         else failed++;

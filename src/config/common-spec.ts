@@ -7,7 +7,12 @@ export const BatchSpec = Type.Object(
   {
     max_items: Type.Integer({ minimum: 1, maximum: 100_000, default: 1000, description: 'A batch is flushed when it holds this many items.' }),
     max_bytes: Type.Integer({ minimum: 1024, default: 4 * 1024 * 1024, description: 'A batch is flushed when its payloads add up to this many bytes.' }),
-    max_delay_ms: Type.Integer({ minimum: 0, maximum: 60_000, default: 20, description: 'A batch is flushed this long after its first item arrived, full or not.' }),
+    max_delay_ms: Type.Integer({
+      minimum: 0,
+      maximum: 60_000,
+      default: 20,
+      description: 'A batch is flushed this long after its first item arrived, full or not.',
+    }),
   },
   { additionalProperties: false, default: {}, description: 'When the items of one action are written together.' },
 );
@@ -21,7 +26,8 @@ export const RetrySpec = Type.Object(
     max_attempts: Type.Integer({
       minimum: 0,
       default: 0,
-      description: 'Attempts before a batch that keeps failing transiently is dead-lettered; 0 = retry until it succeeds (the broker keeps the unacked messages meanwhile).',
+      description:
+        'Attempts before a batch that keeps failing transiently is dead-lettered; 0 = retry until it succeeds (the broker keeps the unacked messages meanwhile).',
     }),
   },
   { additionalProperties: false, default: {}, description: 'Backoff for transient write errors (connection lost, server restarting).' },

@@ -59,7 +59,9 @@ export function httpTlsProblems(tls: HttpTlsConfig, src: YamlSource): ConfigErro
   const key = parsed<KeyObject>('key_file', 'a PEM private key', (pem) => createPrivateKey(pem));
   parsed('client_ca_file', 'a PEM certificate', (pem) => new X509Certificate(pem));
   if (cert && key && !cert.checkPrivateKey(key)) {
-    errors.push(new ConfigError('config.invalid_value', `the key in ${tls.key_file} is not the private key of the certificate in ${tls.cert_file}`, at('key_file')));
+    errors.push(
+      new ConfigError('config.invalid_value', `the key in ${tls.key_file} is not the private key of the certificate in ${tls.cert_file}`, at('key_file')),
+    );
   }
   return errors;
 }

@@ -41,7 +41,8 @@ function optionalDefaults(node: JsonSchema): JsonSchema {
     if (node[key] && typeof node[key] === 'object') optionalDefaults(node[key] as JsonSchema);
   }
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const n of (node[key] as JsonSchema[] | undefined) ?? []) optionalDefaults(n);
-  for (const key of ['properties', 'patternProperties'] as const) for (const n of Object.values((node[key] as Record<string, JsonSchema> | undefined) ?? {})) optionalDefaults(n);
+  for (const key of ['properties', 'patternProperties'] as const)
+    for (const n of Object.values((node[key] as Record<string, JsonSchema> | undefined) ?? {})) optionalDefaults(n);
   const props = node.properties as Record<string, JsonSchema> | undefined;
   if (props && Array.isArray(node.required)) {
     node.required = (node.required as string[]).filter((k) => props[k]?.default === undefined);
@@ -99,7 +100,8 @@ function allowEnvRefs(node: JsonSchema): JsonSchema {
     const out: JsonSchema = { ...node };
     if (node.properties) out.properties = mapValues(node.properties as Record<string, JsonSchema>, allowEnvRefs);
     if (node.patternProperties) out.patternProperties = mapValues(node.patternProperties as Record<string, JsonSchema>, allowEnvRefs);
-    if (node.additionalProperties && typeof node.additionalProperties === 'object') out.additionalProperties = allowEnvRefs(node.additionalProperties as JsonSchema);
+    if (node.additionalProperties && typeof node.additionalProperties === 'object')
+      out.additionalProperties = allowEnvRefs(node.additionalProperties as JsonSchema);
     if (node.items) out.items = allowEnvRefs(node.items as JsonSchema);
     return out;
   }

@@ -104,7 +104,10 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   const cfg = top.value;
   if (cfg.broker && !top.errors.some((e) => e.path === 'broker.url')) {
     const problem = brokerUrlProblem(cfg.broker.url);
-    if (problem) errors.push(new ConfigError('config.invalid_url', problem, { file: path, ...locate(src, ['broker', 'url']), path: 'broker.url', value: redactUrl(cfg.broker.url) }));
+    if (problem)
+      errors.push(
+        new ConfigError('config.invalid_url', problem, { file: path, ...locate(src, ['broker', 'url']), path: 'broker.url', value: redactUrl(cfg.broker.url) }),
+      );
   }
   // http.tls paths are relative to weir.yaml; the files are checked here, for check and run alike.
   const tlsValid = cfg.http?.tls && !top.errors.some((e) => e.path.startsWith('http.tls'));
@@ -121,7 +124,13 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   const sinksMisspelled = top.errors.some((e) => e.code === 'config.unknown_key' && !e.path.includes('.') && didYouMean(e.path, ['sinks']) === 'sinks');
   const reported = (name: string) => sinksMisspelled || Object.hasOwn(cfg.sinks ?? {}, name);
   if (cfg.dead_letter?.sink !== undefined && !sinks.has(cfg.dead_letter.sink) && !reported(cfg.dead_letter.sink)) {
-    errors.push(new ConfigError('config.unknown_sink', `no sink named '${cfg.dead_letter.sink}' (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, { file: path, ...locate(src, ['dead_letter', 'sink']), path: 'dead_letter.sink' }));
+    errors.push(
+      new ConfigError('config.unknown_sink', `no sink named '${cfg.dead_letter.sink}' (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, {
+        file: path,
+        ...locate(src, ['dead_letter', 'sink']),
+        path: 'dead_letter.sink',
+      }),
+    );
   }
   const letterSink = cfg.dead_letter?.sink === undefined ? undefined : sinks.get(cfg.dead_letter.sink);
   if (letterSink && !letterSink.type.keepsLetters?.(letterSink.settings)) {
@@ -129,7 +138,13 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     errors.push(new ConfigError('config.invalid_value', message, { file: path, ...locate(src, ['dead_letter', 'sink']), path: 'dead_letter.sink' }));
   }
   if (cfg.broker && cfg.broker.share_group === '' && cfg.broker.connections > 1) {
-    errors.push(new ConfigError('config.invalid_value', 'without a share_group every connection would get every message: use connections: 1', { file: path, ...locate(src, ['broker', 'connections']), path: 'broker.connections' }));
+    errors.push(
+      new ConfigError('config.invalid_value', 'without a share_group every connection would get every message: use connections: 1', {
+        file: path,
+        ...locate(src, ['broker', 'connections']),
+        path: 'broker.connections',
+      }),
+    );
   }
 
   const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
@@ -153,7 +168,13 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
 function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, errors: ConfigError[]): SinkConfig | undefined {
   const type = sinkType(String(raw.type));
   if (!type) {
-    errors.push(new ConfigError('config.unknown_sink_type', `unknown sink type '${String(raw.type)}' (known: ${sinkTypeNames().join(', ')})`, { file: src.file, ...locate(src, ['sinks', name, 'type']), path: `sinks.${name}.type` }));
+    errors.push(
+      new ConfigError('config.unknown_sink_type', `unknown sink type '${String(raw.type)}' (known: ${sinkTypeNames().join(', ')})`, {
+        file: src.file,
+        ...locate(src, ['sinks', name, 'type']),
+        path: `sinks.${name}.type`,
+      }),
+    );
     return undefined;
   }
   const schema = Type.Composite([Type.Object(SinkCommonSpec), type.configSchema as never], { additionalProperties: false });
@@ -163,7 +184,14 @@ function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, e
   // The type's own checks (URLs, settings that contradict each other) need settings of the right shape.
   for (const p of errs.length ? [] : (type.lint?.(settings) ?? [])) {
     const at = ['sinks', name, ...p.path];
-    errors.push(new ConfigError(p.code ?? 'config.invalid_value', p.message, { file: src.file, ...locate(src, at), path: at.join('.'), value: p.value === undefined ? undefined : redactUrl(p.value) }));
+    errors.push(
+      new ConfigError(p.code ?? 'config.invalid_value', p.message, {
+        file: src.file,
+        ...locate(src, at),
+        path: at.join('.'),
+        value: p.value === undefined ? undefined : redactUrl(p.value),
+      }),
+    );
   }
   return { name, type, batch: batch as BatchConfig, retry: retry as RetryConfig, max_in_flight: max_in_flight as number, settings };
 }
@@ -175,7 +203,9 @@ function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, e
 export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], reported?: (sink: string) => boolean): RuleConfig[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /\.ya?ml$/.test(n)).sort();
+    names = readdirSync(dir)
+      .filter((n) => /\.ya?ml$/.test(n))
+      .sort();
   } catch (err) {
     errors.push(new ConfigError('config.unreadable', `cannot read the rules directory: ${errorText(err)}`, { file: dir }));
     return [];
@@ -199,7 +229,12 @@ export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, e
 }
 
 /** One rule file → a compiled rule, or errors pushed to `errors`. `sinks` resolves action types. */
-export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], reported?: (sink: string) => boolean): RuleConfig | undefined {
+export function loadRuleFile(
+  file: string,
+  sinks: ReadonlyMap<string, SinkConfig>,
+  errors: ConfigError[],
+  reported?: (sink: string) => boolean,
+): RuleConfig | undefined {
   const before = errors.length;
   const src = readSource(file, errors);
   if (!src) return undefined;
@@ -211,7 +246,9 @@ export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig
     return undefined;
   }
   if (r.jsonata !== undefined && !r.from) {
-    errors.push(new ConfigError('config.rule_source', 'a jsonata rule needs `from:` (its topic filters)', { file, ...locate(src, ['jsonata']), path: 'jsonata' }));
+    errors.push(
+      new ConfigError('config.rule_source', 'a jsonata rule needs `from:` (its topic filters)', { file, ...locate(src, ['jsonata']), path: 'jsonata' }),
+    );
     return undefined;
   }
   for (const [i, f] of (r.from ?? []).entries()) {
@@ -234,7 +271,13 @@ export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig
         failed = true;
         continue;
       }
-      errors.push(new ConfigError('config.unknown_sink', `no sink named '${String(a.sink)}' in weir.yaml (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, { file, ...locate(src, ['actions', i, 'sink']), path: `actions.${i}.sink` }));
+      errors.push(
+        new ConfigError('config.unknown_sink', `no sink named '${String(a.sink)}' in weir.yaml (sinks: ${[...sinks.keys()].join(', ') || 'none'})`, {
+          file,
+          ...locate(src, ['actions', i, 'sink']),
+          path: `actions.${i}.sink`,
+        }),
+      );
       continue;
     }
     const schema = Type.Composite([Type.Object({ sink: Type.String() }), sink.type.actionSchema as never], { additionalProperties: false });

@@ -55,20 +55,29 @@ export const BrokerSpec = Type.Object(
             'A connection quiet for this many ms with nothing unacked is reconnected, once until a message arrives again: HiveMQ CE, restarted after a crash, may hold what it queued for a shared subscription until the session connects again. An idle fleet costs one reconnect per quiet spell. 0 = never.',
         }),
       },
-      { additionalProperties: false, default: {}, description: 'Exponential backoff with full jitter between reconnect attempts, except while connections are refused (refused_ms).' },
+      {
+        additionalProperties: false,
+        default: {},
+        description: 'Exponential backoff with full jitter between reconnect attempts, except while connections are refused (refused_ms).',
+      },
     ),
     ack: Type.Union([Type.Literal('after_commit'), Type.Literal('on_receive')], {
       default: 'after_commit',
-      description: 'after_commit: PUBACK only once every output of the message is durable (at-least-once). on_receive: PUBACK at once (fast, loses in-flight messages on a crash).',
+      description:
+        'after_commit: PUBACK only once every output of the message is durable (at-least-once). on_receive: PUBACK at once (fast, loses in-flight messages on a crash).',
     }),
     max_unacked: Type.Integer({
       minimum: 1,
       maximum: 65535,
       default: 2_000,
       description:
-        'Per connection: messages received whose outputs are not durable yet (with ack: on_receive and for QoS 0 too, though already acked). When reached, weir stops reading the socket and the broker queues. Also sent as MQTT 5 Receive Maximum. Size it to a connection\'s rate × the time to commit a batch (docs/ingest.md); larger only holds more in memory.',
+        "Per connection: messages received whose outputs are not durable yet (with ack: on_receive and for QoS 0 too, though already acked). When reached, weir stops reading the socket and the broker queues. Also sent as MQTT 5 Receive Maximum. Size it to a connection's rate × the time to commit a batch (docs/ingest.md); larger only holds more in memory.",
     }),
-    max_payload_bytes: Type.Integer({ minimum: 1, default: 1024 * 1024, description: 'Larger payloads are dead-lettered (reason payload_too_large) instead of evaluated.' }),
+    max_payload_bytes: Type.Integer({
+      minimum: 1,
+      default: 1024 * 1024,
+      description: 'Larger payloads are dead-lettered (reason payload_too_large) instead of evaluated.',
+    }),
     publisher_clientid: Type.Object(
       {
         user_property: Type.Optional(Type.String({ description: 'MQTT 5 User Property carrying the publisher clientid (first choice).' })),
@@ -94,7 +103,7 @@ export const HttpSpec = Type.Object(
         {
           additionalProperties: false,
           description:
-            'HTTP basic authentication for /metrics, /rules, /sinks and the detail of /readyz. /healthz, and /readyz\'s status code with {ready}, stay open for liveness and readiness probes.',
+            "HTTP basic authentication for /metrics, /rules, /sinks and the detail of /readyz. /healthz, and /readyz's status code with {ready}, stay open for liveness and readiness probes.",
         },
       ),
     ),
@@ -104,7 +113,11 @@ export const HttpSpec = Type.Object(
           cert_file: Type.String({ minLength: 1, description: "Path of the server's certificate (PEM, the chain after it), relative to weir.yaml." }),
           key_file: Type.String({ minLength: 1, description: "Path of the server's private key (PEM), relative to weir.yaml." }),
           client_ca_file: Type.Optional(
-            Type.String({ minLength: 1, description: 'Path of the CA certificates (PEM) that sign client certificates, relative to weir.yaml. When set, every request needs a client certificate signed by one of them.' }),
+            Type.String({
+              minLength: 1,
+              description:
+                'Path of the CA certificates (PEM) that sign client certificates, relative to weir.yaml. When set, every request needs a client certificate signed by one of them.',
+            }),
           ),
         },
         {
@@ -124,7 +137,8 @@ export const DeadLetterSpec = Type.Object(
     file: Type.Optional(Type.String({ description: 'Otherwise: a JSON-lines file, fsynced before the messages are acked (relative to weir.yaml).' })),
     fallback_file: Type.String({
       default: 'weir-dead-letter-fallback.jsonl',
-      description: 'Where a dead letter goes that its store refuses even in reduced form (JSON lines, fsynced, counted in weir_dead_letter_fallback_total); relative to weir.yaml.',
+      description:
+        'Where a dead letter goes that its store refuses even in reduced form (JSON lines, fsynced, counted in weir_dead_letter_fallback_total); relative to weir.yaml.',
     }),
   },
   { additionalProperties: false, default: {} },
@@ -141,7 +155,10 @@ export const WeirSpec = Type.Object(
     rules_dir: Type.String({ default: './rules', description: 'Directory of rule files (*.yaml), relative to weir.yaml.' }),
     dead_letter: DeadLetterSpec,
     http: HttpSpec,
-    log_level: Type.Union(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+    log_level: Type.Union(
+      ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l)),
+      { default: 'info' },
+    ),
     migrate_on_start: Type.Boolean({ default: false, description: 'Apply migrations/ to every postgres sink before starting.' }),
     node: Type.String({ default: 'weir@localhost', description: 'The `node` event field.' }),
   },

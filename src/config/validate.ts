@@ -40,7 +40,13 @@ export function validatePart<T>(schema: TSchema, value: unknown, src: YamlSource
     const where = unknownKey ? locateKey(src, path) : locate(src, path);
     const guess = meant.get(err);
     const hint = guess === undefined ? '' : `, did you mean '${unescapePointer(guess.slice(guess.lastIndexOf('/') + 1))}'?`;
-    errors.push(new ConfigError(unknownKey ? 'config.unknown_key' : 'config.invalid_value', describe(err, rel) + hint, { file: src.file, ...where, path: path.join('.') }));
+    errors.push(
+      new ConfigError(unknownKey ? 'config.unknown_key' : 'config.invalid_value', describe(err, rel) + hint, {
+        file: src.file,
+        ...where,
+        path: path.join('.'),
+      }),
+    );
   }
   return { value: converted as T, errors: [...shapes, ...errors] };
 }

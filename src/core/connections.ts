@@ -24,12 +24,28 @@ export class BrokerConnections {
       const unacked = metrics.ingestUnacked.labels(id);
       const connected = metrics.ingestConnected.labels(id);
       const abandoned = metrics.ingestAbandoned.labels(id);
-      const session = new MqttSession(cfg, i, handler, log, {
-        onState: (up) => connected.set(up ? 1 : 0),
-        onReceived: () => { received.inc(); unacked.inc(); },
-        onAcked: (n) => { acked.inc(n); unacked.dec(n); },
-        onAbandoned: (n) => { abandoned.inc(n); unacked.dec(n); },
-      }, mode);
+      const session = new MqttSession(
+        cfg,
+        i,
+        handler,
+        log,
+        {
+          onState: (up) => connected.set(up ? 1 : 0),
+          onReceived: () => {
+            received.inc();
+            unacked.inc();
+          },
+          onAcked: (n) => {
+            acked.inc(n);
+            unacked.dec(n);
+          },
+          onAbandoned: (n) => {
+            abandoned.inc(n);
+            unacked.dec(n);
+          },
+        },
+        mode,
+      );
       this.sessions.push(session);
     }
   }

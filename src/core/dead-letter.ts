@@ -78,7 +78,14 @@ export async function appendSynced(path: string, lines: string[]): Promise<void>
 
 /** A JSON-lines file. Every error of a file is treated as an outage (disk full, I/O error): retried. */
 export function fileDeadLetterWriter(path: string): DeadLetterStore {
-  return { write: (letters) => appendSynced(path, letters.map((l) => letterLine(l))), classify: () => 'retry' };
+  return {
+    write: (letters) =>
+      appendSynced(
+        path,
+        letters.map((l) => letterLine(l)),
+      ),
+    classify: () => 'retry',
+  };
 }
 
 export function sinkDeadLetterWriter(sink: Sink): DeadLetterStore {
@@ -102,7 +109,11 @@ export function reducedLetter(l: DeadLetter, refusal: unknown): DeadLetter {
     text = undefined;
   }
   const kept = text === undefined ? 'record left out' : 'record kept as JSON text';
-  return { ...l, record: text === undefined ? undefined : { record_json: text }, error: `${l.error} (the dead-letter store refused the letter: ${errorText(refusal)}; ${kept})` };
+  return {
+    ...l,
+    record: text === undefined ? undefined : { record_json: text },
+    error: `${l.error} (the dead-letter store refused the letter: ${errorText(refusal)}; ${kept})`,
+  };
 }
 
 interface Waiting {
@@ -184,7 +195,10 @@ export class DeadLetterQueue {
       try {
         await appendSynced(this.fallbackFile, [letterLine(w.letter)]);
         this.metrics.deadLetterFallback.inc();
-        this.log.error({ err: errorText(err), reason: w.letter.reason, topic: w.letter.topic, file: this.fallbackFile }, 'dead-letter store refused a letter even in reduced form; written to the fallback file');
+        this.log.error(
+          { err: errorText(err), reason: w.letter.reason, topic: w.letter.topic, file: this.fallbackFile },
+          'dead-letter store refused a letter even in reduced form; written to the fallback file',
+        );
         this.stored(w);
         return;
       } catch (fileErr) {

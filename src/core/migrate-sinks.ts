@@ -11,7 +11,11 @@ export function migratableSinks(cfg: WeirConfig, only?: string): SinkConfig[] {
 }
 
 /** Migrates each sink; a failure stops there and is thrown as `<sink>: <why>` without credentials. */
-export async function migrateSinks(sinks: readonly SinkConfig[], opts: { dir?: string }, done: (sink: SinkConfig, r: MigrateReport) => void = () => undefined): Promise<void> {
+export async function migrateSinks(
+  sinks: readonly SinkConfig[],
+  opts: { dir?: string },
+  done: (sink: SinkConfig, r: MigrateReport) => void = () => undefined,
+): Promise<void> {
   for (const s of sinks) {
     let r: MigrateReport;
     try {

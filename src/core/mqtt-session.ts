@@ -148,9 +148,8 @@ export class MqttSession {
     clearInterval(this.quietTimer);
     const sock = this.socket;
     if (sock && wasConnected) {
-      const disconnect: Packet = endSession && this.cfg.protocol_version === 5
-        ? { cmd: 'disconnect', reasonCode: 0, properties: { sessionExpiryInterval: 0 } }
-        : { cmd: 'disconnect' };
+      const disconnect: Packet =
+        endSession && this.cfg.protocol_version === 5 ? { cmd: 'disconnect', reasonCode: 0, properties: { sessionExpiryInterval: 0 } } : { cmd: 'disconnect' };
       await new Promise<void>((resolve) => sock.end(mqttPacket.generate(disconnect, { protocolVersion: this.cfg.protocol_version }), () => resolve()));
     }
     sock?.destroy();
@@ -257,10 +256,15 @@ export class MqttSession {
     this.attempt = 0;
     this.refusedSince = 0;
     this.state = 'connected';
-    const window = new AckWindow(this.cfg.max_unacked, sock, (n) => this.events.onAcked?.(n), () => {
-      // Reading paused at max_unacked resumes once acks or stored outputs bring the window below half.
-      if (sock.isPaused() && !this.readingStopped && this.socket === sock && this.state === 'connected') sock.resume();
-    });
+    const window = new AckWindow(
+      this.cfg.max_unacked,
+      sock,
+      (n) => this.events.onAcked?.(n),
+      () => {
+        // Reading paused at max_unacked resumes once acks or stored outputs bring the window below half.
+        if (sock.isPaused() && !this.readingStopped && this.socket === sock && this.state === 'connected') sock.resume();
+      },
+    );
     this.window = window;
     this.log.info({ client_id: this.clientId, session_present: sessionPresent }, 'connected to broker');
     this.events.onState?.(true);
@@ -304,14 +308,17 @@ export class MqttSession {
     clearInterval(this.quietTimer);
     if (ms <= 0) return;
     const since = Date.now();
-    this.quietTimer = setInterval(() => {
-      if (this.socket !== sock || this.state !== 'connected') return clearInterval(this.quietTimer);
-      if (!this.knockAgain || Date.now() - Math.max(since, this.lastReceivedAt) < ms || (this.window?.held ?? 0) > 0) return;
-      clearInterval(this.quietTimer);
-      this.knockAgain = false;
-      this.log.info({ client_id: this.clientId, quiet_ms: ms }, 'connection went quiet; reconnecting in case the broker holds its queue');
-      sock.destroy();
-    }, Math.min(ms, 1000));
+    this.quietTimer = setInterval(
+      () => {
+        if (this.socket !== sock || this.state !== 'connected') return clearInterval(this.quietTimer);
+        if (!this.knockAgain || Date.now() - Math.max(since, this.lastReceivedAt) < ms || (this.window?.held ?? 0) > 0) return;
+        clearInterval(this.quietTimer);
+        this.knockAgain = false;
+        this.log.info({ client_id: this.clientId, quiet_ms: ms }, 'connection went quiet; reconnecting in case the broker holds its queue');
+        sock.destroy();
+      },
+      Math.min(ms, 1000),
+    );
     this.quietTimer.unref();
   }
 
@@ -413,7 +420,10 @@ export class MqttSession {
 }
 
 /** TLS options for a connection to the broker (weir's sessions, reconcile's $SYS read). */
-export function brokerTlsOptions(cfg: BrokerConfig, host: string): { servername?: string; rejectUnauthorized: boolean; ca?: Buffer; cert?: Buffer; key?: Buffer } {
+export function brokerTlsOptions(
+  cfg: BrokerConfig,
+  host: string,
+): { servername?: string; rejectUnauthorized: boolean; ca?: Buffer; cert?: Buffer; key?: Buffer } {
   const t = cfg.tls;
   return {
     servername: t?.servername ?? (net.isIP(host) ? undefined : host),

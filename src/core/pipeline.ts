@@ -161,17 +161,12 @@ export class Pipeline {
 
   /** Stores a letter of the message; releases the hold the caller took once it is durable. */
   private putLetter(letter: DeadLetter, settlement: Settlement): void {
-    void this.dlq
-      .put(letter)
-      .then(() => {
-        settlement.deadLettered(letter);
-        settlement.release();
-      });
+    void this.dlq.put(letter).then(() => {
+      settlement.deadLettered(letter);
+      settlement.release();
+    });
   }
 }
-
-
-
 
 /** Why a payload is not JSON, for its dead letter. */
 function invalidPayloadError(ctx: MessageContext): string {

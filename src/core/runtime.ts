@@ -48,9 +48,21 @@ export class Runtime {
     registerProcessMetrics(this.metrics.registry, VERSION);
     // Sinks first, since one of them may keep the dead letters; then the queue of dead letters
     // that the runners and the pipeline write to.
-    const sinks = new Map([...cfg.sinks.values()].map((sc) => [sc.name, sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id })]));
+    const sinks = new Map(
+      [...cfg.sinks.values()].map((sc) => [
+        sc.name,
+        sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id }),
+      ]),
+    );
     const fallback = besideConfig(cfg, cfg.deadLetter.fallback_file);
-    const dlq = new DeadLetterQueue(deadLetterStore(cfg, sinks), { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, log, this.abort.signal, fallback);
+    const dlq = new DeadLetterQueue(
+      deadLetterStore(cfg, sinks),
+      { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 },
+      this.metrics,
+      log,
+      this.abort.signal,
+      fallback,
+    );
     for (const sc of cfg.sinks.values()) this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal));
     this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log);
     this.connections = new BrokerConnections(cfg.broker, (msg, settle) => this.pipeline.handle(msg, settle), this.metrics, log, opts.session);
@@ -156,7 +168,6 @@ export class Runtime {
     );
     if (!done) this.log.warn({ part: what }, 'closing did not finish in time; left behind');
   }
-
 }
 
 /** Where `weir run` writes dead letters: the place dead-letter-place.ts decides, as `weir dlq` reads it. */

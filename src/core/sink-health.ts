@@ -83,7 +83,10 @@ export class SinkHealth {
     const level = kind ? 'error' : 'warn';
     if (this.reach !== 'down') {
       const first = this.reach === 'starting';
-      this.log[level]({ sink: this.sink, err: error }, first ? 'sink unreachable at start; its messages wait (unacked) until it is up' : 'sink down; its messages wait (unacked) until it is back');
+      this.log[level](
+        { sink: this.sink, err: error },
+        first ? 'sink unreachable at start; its messages wait (unacked) until it is up' : 'sink down; its messages wait (unacked) until it is back',
+      );
       this.enter('down', error);
       this.downLogged = now;
     } else {
@@ -119,7 +122,7 @@ export class SinkHealth {
     const f = this.failures.get(rule);
     if (f) {
       this.failures.delete(rule);
-      this.log.info({ sink: this.sink, rule, kind: f.kind, failed_s: seconds(Date.now() - f.since) }, 'sink takes this rule\'s writes again');
+      this.log.info({ sink: this.sink, rule, kind: f.kind, failed_s: seconds(Date.now() - f.since) }, "sink takes this rule's writes again");
     }
     this.reachable();
   }

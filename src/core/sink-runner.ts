@@ -96,7 +96,13 @@ export class SinkRunner {
   bind(ruleId: string, settings: Record<string, unknown>, ruleCounters: RuleCounters): ActionHandle {
     const bound = this.sink.bind(settings, ruleId) as BoundAction<unknown>;
     const counters = actionCounters(this.metrics, { sink: this.name, rule: ruleId });
-    const handle: ActionHandle = new ActionHandle(ruleId, bound, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)), counters, ruleCounters);
+    const handle: ActionHandle = new ActionHandle(
+      ruleId,
+      bound,
+      new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)),
+      counters,
+      ruleCounters,
+    );
     this.actions.add(handle);
     return handle;
   }
@@ -155,7 +161,10 @@ export class SinkRunner {
     const started = performance.now();
     let result: WriteResult;
     try {
-      result = await this.sink.write(batch.map((e) => e.item), this.signal);
+      result = await this.sink.write(
+        batch.map((e) => e.item),
+        this.signal,
+      );
     } catch (err) {
       const cls = safeClassify(this.sink, err);
       if (cls === 'reject') {
@@ -184,7 +193,13 @@ export class SinkRunner {
     handle.counters.inflight.dec(stored);
     for (const r of result.rejected) await this.deadLetter(handle, [batch[r.index]!], 'rejected', r.error, true);
     if (result.retry.length) {
-      await this.retryLater(handle, result.retry.map((i) => batch[i]!), attempt, result.retryError ?? new Error('sink asked to retry'), 'retry');
+      await this.retryLater(
+        handle,
+        result.retry.map((i) => batch[i]!),
+        attempt,
+        result.retryError ?? new Error('sink asked to retry'),
+        'retry',
+      );
     }
   }
 
@@ -220,7 +235,9 @@ export class SinkRunner {
 
   private async deadLetter(handle: ActionHandle, entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
     const error = errorText(err);
-    const letters = entries.map((e) => letterFor(e.event, { ruleId: handle.ruleId, sink: this.name, reason, error, record: e.record ?? describe(handle.bound, e.item) }));
+    const letters = entries.map((e) =>
+      letterFor(e.event, { ruleId: handle.ruleId, sink: this.name, reason, error, record: e.record ?? describe(handle.bound, e.item) }),
+    );
     await Promise.all(letters.map((l) => this.dlq.put(l)));
     handle.counters.deadLettered.inc(entries.length);
     if (wasInflight) handle.counters.inflight.dec(entries.length);

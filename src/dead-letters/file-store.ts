@@ -62,7 +62,11 @@ export class FileLetterStore implements LetterStore {
     // The new letters first: a crash between the two appends leaves the letter unmarked beside
     // its successor, and the next replay sends it again (a duplicate letter, never a lost one).
     const origin = { replayOf: letter.id, attempts: letter.attempts + 1 };
-    if (written.length) await appendSynced(this.file, written.map((l) => letterLine(l, origin)));
+    if (written.length)
+      await appendSynced(
+        this.file,
+        written.map((l) => letterLine(l, origin)),
+      );
     await appendSynced(this.marksFile, [JSON.stringify({ id: letter.id, ...mark } satisfies MarkLine)]);
     return true;
   }

@@ -72,7 +72,16 @@ export async function replay(cfg: WeirConfig, store: LetterStore, opts: ReplayOp
 }
 
 class Replayer {
-  private readonly summary: ReplaySummary = { selected: 0, stored: 0, deadLettered: 0, noOutput: 0, skipped: new Map(), failed: 0, errors: [], newReasons: new Map() };
+  private readonly summary: ReplaySummary = {
+    selected: 0,
+    stored: 0,
+    deadLettered: 0,
+    noOutput: 0,
+    skipped: new Map(),
+    failed: 0,
+    errors: [],
+    newReasons: new Map(),
+  };
   private readonly metrics = createMetrics();
   private readonly abort = new AbortController();
   private readonly aborted: Promise<undefined>;
@@ -89,7 +98,14 @@ class Replayer {
     const signal = this.abort.signal;
     opts.signal.addEventListener('abort', () => this.abort.abort(), { once: true });
     this.aborted = new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
-    const dlq = new DeadLetterQueue(HANDED_BACK, { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 }, this.metrics, opts.log, signal, besideConfig(cfg, cfg.deadLetter.fallback_file));
+    const dlq = new DeadLetterQueue(
+      HANDED_BACK,
+      { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 },
+      this.metrics,
+      opts.log,
+      signal,
+      besideConfig(cfg, cfg.deadLetter.fallback_file),
+    );
     this.dlq = dlq;
     for (const sc of cfg.sinks.values()) {
       // Its own writer name in weir_ledger: a replay never waits on the ledger rows of a running replica.
@@ -141,7 +157,15 @@ class Replayer {
   }
 
   private send(pipeline: Pipeline, letter: StoredLetter): Promise<MessageOutcome> {
-    const msg: InboundMessage = { topic: letter.topic, payload: letter.payload, qos: 1, retain: false, dup: false, properties: undefined, receivedAt: letter.receivedAt };
+    const msg: InboundMessage = {
+      topic: letter.topic,
+      payload: letter.payload,
+      qos: 1,
+      retain: false,
+      dup: false,
+      properties: undefined,
+      receivedAt: letter.receivedAt,
+    };
     return new Promise((resolve) => pipeline.handle(msg, resolve));
   }
 

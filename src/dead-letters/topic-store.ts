@@ -147,13 +147,19 @@ export class TopicLetterStore implements LetterStore {
 
   async lockForReplay(): Promise<() => Promise<void>> {
     const me: Omit<LockValue, 'at'> = { holder: randomUUID(), host: hostname(), pid: process.pid };
-    const request = (extra: Partial<LockValue> = {}): TopicRecord => ({ key: LOCK_KEY, value: Buffer.from(JSON.stringify({ ...me, at: Date.now(), ...extra })) });
+    const request = (extra: Partial<LockValue> = {}): TopicRecord => ({
+      key: LOCK_KEY,
+      value: Buffer.from(JSON.stringify({ ...me, at: Date.now(), ...extra })),
+    });
     await this.topic.append([request()]);
     const holder = lockHolder(await this.topic.readAll());
     if (holder?.holder !== me.holder) {
       await this.topic.append([request({ released: true })]).catch(() => undefined);
       const who = holder ? `${holder.host} pid ${holder.pid}, since ${new Date(holder.at).toISOString()}` : 'unknown';
-      throw new WeirError('dlq.replay_running', `another weir dlq replay (${who}) holds the replay lock of ${this.where}; a lock not renewed for ${LOCK_TTL_MS / 1000} s expires`);
+      throw new WeirError(
+        'dlq.replay_running',
+        `another weir dlq replay (${who}) holds the replay lock of ${this.where}; a lock not renewed for ${LOCK_TTL_MS / 1000} s expires`,
+      );
     }
     const renew = setInterval(() => void this.topic.append([request()]).catch(() => undefined), LOCK_RENEW_MS);
     renew.unref();
@@ -191,7 +197,11 @@ function foldLetters(records: readonly TopicRecord[]): { entries: Map<string, En
     }
     const value = asLetterJson<LetterValue>(r.value.toString('utf8'));
     if (!value) unreadable++;
-    else entries.set(r.key, { value, letter: letterFromJson(r.key, value, { replay: value.replay, deadLetteredAt: Date.parse(value.dead_lettered_at) || undefined }) });
+    else
+      entries.set(r.key, {
+        value,
+        letter: letterFromJson(r.key, value, { replay: value.replay, deadLetteredAt: Date.parse(value.dead_lettered_at) || undefined }),
+      });
   }
   return { entries, unreadable };
 }

@@ -39,7 +39,10 @@ export function demoConfig(baseFile: string, ends: DemoEndpoints, env: NodeJS.Pr
     const name = String(isScalar(pair.key) ? pair.key.value : pair.key);
     const type = doc.getIn(['sinks', name, 'type']);
     if (type !== 'postgres') {
-      throw new WeirError('demo.unsupported_sink', `sink '${name}' is of type ${String(type)}; the demo embeds only a PostgreSQL-compatible database (run weir with a real ${String(type)} instead)`);
+      throw new WeirError(
+        'demo.unsupported_sink',
+        `sink '${name}' is of type ${String(type)}; the demo embeds only a PostgreSQL-compatible database (run weir with a real ${String(type)} instead)`,
+      );
     }
     doc.setIn(['sinks', name, 'url'], ends.databaseUrl);
     doc.setIn(['sinks', name, 'pool_size'], 1);

@@ -33,7 +33,9 @@ export function telemetrySample(device: string, seq: number, size: number, ts = 
 export async function simulateDevices(o: DeviceOptions): Promise<Devices> {
   const n = Math.max(1, Math.min(o.connections ?? 4, o.devices));
   const clients = await Promise.all(
-    Array.from({ length: n }, (_, i) => mqtt.connectAsync(o.url, { clientId: `weir-demo-device-${i}`, protocolVersion: 4, clean: true, reconnectPeriod: 1000 })),
+    Array.from({ length: n }, (_, i) =>
+      mqtt.connectAsync(o.url, { clientId: `weir-demo-device-${i}`, protocolVersion: 4, clean: true, reconnectPeriod: 1000 }),
+    ),
   );
   let published = 0;
   let seq = 0;

@@ -27,7 +27,11 @@ export function createMetrics(registry = new Registry()) {
     // Actions and sinks (label `sink` = the name in weir.yaml, `rule` = the rule that fed it).
     sinkMatched: c('weir_sink_matched_total', 'Items handed to the sink.', ['sink', 'rule']),
     sinkSuccess: c('weir_sink_success_total', 'Items the sink stored durably.', ['sink', 'rule']),
-    sinkFailed: c('weir_sink_failed_total', 'Items that ended neither stored nor dead-lettered (writes abandoned at shutdown; the broker redelivers their messages).', ['sink', 'rule']),
+    sinkFailed: c(
+      'weir_sink_failed_total',
+      'Items that ended neither stored nor dead-lettered (writes abandoned at shutdown; the broker redelivers their messages).',
+      ['sink', 'rule'],
+    ),
     sinkRetried: c('weir_sink_retried_total', 'Item write attempts repeated after a transient error.', ['sink', 'rule']),
     sinkDeadLettered: c('weir_sink_dead_lettered_total', 'Items the sink rejected, stored in the dead letter.', ['sink', 'rule']),
     sinkQueuing: g('weir_sink_queuing', 'Items waiting in a batch.', ['sink', 'rule']),
@@ -47,7 +51,11 @@ export function createMetrics(registry = new Registry()) {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
-    rulesReloadFailures: c('weir_rules_reload_failures_total', 'Rule reloads rejected (an invalid edit); the running rules stayed. /rules shows the last one.', []),
+    rulesReloadFailures: c(
+      'weir_rules_reload_failures_total',
+      'Rule reloads rejected (an invalid edit); the running rules stayed. /rules shows the last one.',
+      [],
+    ),
     deadLetters: c('weir_dead_letter_total', 'Dead letters stored, by reason.', ['reason']),
     deadLetterReduced: c('weir_dead_letter_reduced_total', 'Dead letters the store refused whole, stored again with the record as JSON text.', []),
     deadLetterFallback: c('weir_dead_letter_fallback_total', 'Dead letters the store refused even reduced, written to the local fallback file.', []),

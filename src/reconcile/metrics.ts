@@ -54,7 +54,11 @@ export function sumMetrics(samples: Sample[]): InstanceMetrics {
   return {
     received: sum('weir_ingest_received_total'),
     acked: sum('weir_ingest_acked_total'),
-    rule: (rule) => ({ matched: sum('weir_rule_matched_total', { rule }), passed: sum('weir_rule_passed_total', { rule }), failed: sum('weir_rule_failed_total', { rule }) }),
+    rule: (rule) => ({
+      matched: sum('weir_rule_matched_total', { rule }),
+      passed: sum('weir_rule_passed_total', { rule }),
+      failed: sum('weir_rule_failed_total', { rule }),
+    }),
     action: (sink, rule) => ({ success: sum('weir_sink_success_total', { sink, rule }), deadLettered: sum('weir_sink_dead_lettered_total', { sink, rule }) }),
   };
 }

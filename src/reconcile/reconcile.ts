@@ -79,7 +79,7 @@ function targetLines(sink: SinkConfig, t: TargetCount, metrics: InstanceMetrics 
   const note =
     t.note ??
     (t.ledger === undefined && metrics === undefined ? 'give --metrics to compare with what weir sent' : undefined) ??
-    (t.rules.length > 1 ? 'written by several rules: the difference is the target\'s' : undefined);
+    (t.rules.length > 1 ? "written by several rules: the difference is the target's" : undefined);
   return t.rules.map((rule) => ({
     rule,
     sink: sink.name,

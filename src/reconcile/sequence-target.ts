@@ -19,7 +19,8 @@ export function sequenceSink(cfg: WeirConfig, table: string, name?: string): Sin
   if (name !== undefined) {
     const s = cfg.sinks.get(name);
     if (!s) throw new WeirError('reconcile.no_sink', `--sink ${name}: ${cfg.file} has no sink of that name`);
-    if (!s.type.sqlUrl) throw new WeirError('reconcile.no_sink', `--sink ${name} is a ${s.type.type} sink: --sequence reads a table of a sink that stores rows in PostgreSQL`);
+    if (!s.type.sqlUrl)
+      throw new WeirError('reconcile.no_sink', `--sink ${name} is a ${s.type.type} sink: --sequence reads a table of a sink that stores rows in PostgreSQL`);
     return s;
   }
   const candidates = [...cfg.sinks.values()].filter((s) => s.type.sqlUrl);

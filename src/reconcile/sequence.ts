@@ -90,7 +90,8 @@ export function parseSequenceSpec(text: string): SequenceSpec {
   }
   const [table, key, seq, time] = parts as [string, string, string, string | undefined];
   // The same names an action's `table` accepts (optionally schema-qualified).
-  if (!TABLE_NAME.test(table)) throw new WeirError('reconcile.sequence_spec', `--sequence '${text}': '${table}' is not a table name (letters, digits, _; optionally schema.table)`);
+  if (!TABLE_NAME.test(table))
+    throw new WeirError('reconcile.sequence_spec', `--sequence '${text}': '${table}' is not a table name (letters, digits, _; optionally schema.table)`);
   return time === undefined ? { table, key, seq } : { table, key, seq, time };
 }
 
@@ -104,15 +105,22 @@ export async function planSequence(client: pg.Client, spec: SequenceSpec, range:
   };
   column(spec.key, 'key');
   const seqType = column(spec.seq, 'sequence');
-  if (!INTEGER_TYPES.has(seqType.type)) throw new WeirError('reconcile.column_type', `column ${spec.seq} of ${spec.table} is ${seqType.type}: a sequence column must be smallint, integer or bigint`);
+  if (!INTEGER_TYPES.has(seqType.type))
+    throw new WeirError(
+      'reconcile.column_type',
+      `column ${spec.seq} of ${spec.table} is ${seqType.type}: a sequence column must be smallint, integer or bigint`,
+    );
   const time = spec.time ?? (columns.has('ts') ? 'ts' : null);
   const timeType = time === null ? undefined : column(time, 'time');
   const bounded = range.since !== undefined || range.until !== undefined;
-  if (bounded && !timeType) throw new WeirError('reconcile.no_time_column', `table ${spec.table} has no column ts: --since/--until need a time column, given as TABLE:KEY:SEQ:TIME`);
-  if (bounded && timeType!.category !== 'D') throw new WeirError('reconcile.column_type', `column ${time} of ${spec.table} is ${timeType!.type}: --since/--until need a date/time column`);
+  if (bounded && !timeType)
+    throw new WeirError('reconcile.no_time_column', `table ${spec.table} has no column ts: --since/--until need a time column, given as TABLE:KEY:SEQ:TIME`);
+  if (bounded && timeType!.category !== 'D')
+    throw new WeirError('reconcile.column_type', `column ${time} of ${spec.table} is ${timeType!.type}: --since/--until need a date/time column`);
   const since = range.since === undefined ? undefined : await parseTime(client, '--since', range.since);
   const until = range.until === undefined ? undefined : await parseTime(client, '--until', range.until);
-  if (since && until && since.getTime() >= until.getTime()) throw new WeirError('reconcile.bad_time', `--since ${range.since} is not before --until ${range.until}`);
+  if (since && until && since.getTime() >= until.getTime())
+    throw new WeirError('reconcile.bad_time', `--since ${range.since} is not before --until ${range.until}`);
   const params: string[] = [];
   const where = [`${quoteIdent(spec.seq)} IS NOT NULL`];
   // The bound in the column's own type, so that an index on the column can serve it.
@@ -212,6 +220,10 @@ async function parseTime(client: pg.Client, option: string, text: string): Promi
     if (!(r?.t instanceof Date) || Number.isNaN(r.t.getTime())) throw new Error('not a finite time');
     return r.t;
   } catch (err) {
-    throw new WeirError('reconcile.bad_time', `${option} '${text}' is not a time PostgreSQL accepts (ISO 8601, e.g. 2024-12-04T10:00:00Z): ${(err as Error).message}`, { cause: err });
+    throw new WeirError(
+      'reconcile.bad_time',
+      `${option} '${text}' is not a time PostgreSQL accepts (ISO 8601, e.g. 2024-12-04T10:00:00Z): ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }

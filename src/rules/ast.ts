@@ -122,7 +122,7 @@ export function forEachChild(e: Expr, fn: (child: Expr | undefined) => void): vo
 
 /** Calls `fn` on every top-level expression of a statement: fields, DO fields, WHERE, INCASE. */
 export function forEachStatementExpr(st: Statement, fn: (e: Expr | undefined) => void): void {
-  const fields: Field[] = [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])];
+  const fields: Field[] = [...st.fields, ...(st.kind === 'foreach' ? (st.doFields ?? []) : [])];
   for (const f of fields) if (f.kind === 'field') fn(f.expr);
   fn(st.where);
   if (st.kind === 'foreach') fn(st.incase);

@@ -17,11 +17,18 @@ function callErrors(st: Statement, sql: string, registry: FunctionRegistry): Rul
       const lower = e.name.toLowerCase();
       if (!spec) {
         const why = Object.hasOwn(UNSUPPORTED, lower) ? UNSUPPORTED[lower] : undefined;
-        errors.push(why
-          ? new RuleError('rule.unsupported_function', `${e.name}() is not supported by weir: ${why}`, sql, { range: e.nameRange })
-          : new RuleError('rule.unknown_function', `unknown function ${e.name}()`, sql, { range: e.nameRange, expected: 'a built-in function name' }));
+        errors.push(
+          why
+            ? new RuleError('rule.unsupported_function', `${e.name}() is not supported by weir: ${why}`, sql, { range: e.nameRange })
+            : new RuleError('rule.unknown_function', `unknown function ${e.name}()`, sql, { range: e.nameRange, expected: 'a built-in function name' }),
+        );
       } else if (e.args.length < spec.minArgs || e.args.length > spec.maxArgs) {
-        errors.push(new RuleError('rule.arity', `${spec.name}() does not take ${e.args.length} argument(s): ${spec.signature}`, sql, { range: e.range, expected: spec.signature }));
+        errors.push(
+          new RuleError('rule.arity', `${spec.name}() does not take ${e.args.length} argument(s): ${spec.signature}`, sql, {
+            range: e.range,
+            expected: spec.signature,
+          }),
+        );
       }
     }
     forEachChild(e, visit);

@@ -84,31 +84,35 @@ export function compileExpr(e: Expr, env: CompileEnv): Ev {
       if (e.op === '+') return a;
       if (e.op === '-') return fold((s) => negate(a(s)), [a]);
       // NOT of anything but a boolean is false (EMQX), not an error.
-      return fold((s) => {
-        const v = a(s);
-        return typeof v === 'boolean' ? !v : false;
-      }, [a]);
+      return fold(
+        (s) => {
+          const v = a(s);
+          return typeof v === 'boolean' ? !v : false;
+        },
+        [a],
+      );
     }
     case 'binary':
       return compileBinary(e.op, compileExpr(e.left, env), compileExpr(e.right, env));
     case 'logic': {
       const l = compileExpr(e.left, env);
       const r = compileExpr(e.right, env);
-      return e.op === 'and'
-        ? fold((s) => l(s) === true && r(s) === true, [l, r])
-        : fold((s) => l(s) === true || r(s) === true, [l, r]);
+      return e.op === 'and' ? fold((s) => l(s) === true && r(s) === true, [l, r]) : fold((s) => l(s) === true || r(s) === true, [l, r]);
     }
     case 'in': {
       const a = compileExpr(e.arg, env);
       const list = e.list.map((i) => compileExpr(i, env));
       const neg = e.negated;
-      return fold((s) => {
-        const v = a(s);
-        for (let i = 0; i < list.length; i++) {
-          if (termEquals(v, (list[i] as Ev)(s))) return !neg;
-        }
-        return neg;
-      }, [a, ...list]);
+      return fold(
+        (s) => {
+          const v = a(s);
+          for (let i = 0; i < list.length; i++) {
+            if (termEquals(v, (list[i] as Ev)(s))) return !neg;
+          }
+          return neg;
+        },
+        [a, ...list],
+      );
     }
     case 'case':
       return compileCase(e, env);
@@ -190,12 +194,13 @@ function compilePath(root: string, segments: readonly Segment[], env: CompileEnv
   if (root === 'payload' && withPath) env.payloadPaths.add(pathText(root, segments));
   const base = eventReader(root, withPath);
   const slot = env.slotOf(root);
-  const read: Ev = slot === undefined
-    ? base
-    : (s) => {
-        const v = s.slots[slot];
-        return v !== undefined ? v : base(s);
-      };
+  const read: Ev =
+    slot === undefined
+      ? base
+      : (s) => {
+          const v = s.slots[slot];
+          return v !== undefined ? v : base(s);
+        };
   return withSteps(read, segments, env);
 }
 
@@ -271,8 +276,12 @@ function compileCall(e: Extract<Expr, { kind: 'call' }>, env: CompileEnv): Ev {
   }
   const n = e.args.length;
   if (n < spec.minArgs || n > spec.maxArgs) {
-    const want = spec.minArgs === spec.maxArgs ? `${spec.minArgs}` : spec.maxArgs === Infinity ? `at least ${spec.minArgs}` : `${spec.minArgs} to ${spec.maxArgs}`;
-    throw new RuleError('rule.arity', `${spec.name}() takes ${want} argument${want === '1' ? '' : 's'}, not ${n}: ${spec.signature}`, env.sql, { range: e.range, expected: spec.signature });
+    const want =
+      spec.minArgs === spec.maxArgs ? `${spec.minArgs}` : spec.maxArgs === Infinity ? `at least ${spec.minArgs}` : `${spec.minArgs} to ${spec.maxArgs}`;
+    throw new RuleError('rule.arity', `${spec.name}() takes ${want} argument${want === '1' ? '' : 's'}, not ${n}: ${spec.signature}`, env.sql, {
+      range: e.range,
+      expected: spec.signature,
+    });
   }
   const args = e.args.map((a) => compileExpr(a, env));
   if (spec.async) {

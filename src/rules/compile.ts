@@ -46,13 +46,17 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
   // of read names (or any alias when `*` may copy it out), the FOREACH item, and `payload` once a
   // path field has turned it into the decoded map (EMQX's handle_alias).
   const reads = collectReads(st);
-  const allFields = [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])];
+  const allFields = [...st.fields, ...(st.kind === 'foreach' ? (st.doFields ?? []) : [])];
   const hasStar = allFields.some((f) => f.kind === 'star');
   for (const f of allFields) {
     if (f.kind !== 'field') continue;
     const root = f.alias?.root ?? (f.expr.kind === 'path' ? f.expr.root : undefined);
     if (root === undefined) continue;
-    if (f.alias ? reads.all.has(root) || hasStar : root === 'payload' && f.expr.kind === 'path' && f.expr.segments.length > 0 && (reads.bare.has('payload') || hasStar)) {
+    if (
+      f.alias
+        ? reads.all.has(root) || hasStar
+        : root === 'payload' && f.expr.kind === 'path' && f.expr.segments.length > 0 && (reads.bare.has('payload') || hasStar)
+    ) {
       addSlot(root);
     }
   }
@@ -112,7 +116,13 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
 }
 
 /** Re-runs the synchronous closures until every asynchronous call they reach has settled. */
-async function evaluateAsync(ctx: MessageContext, ruleId: string, nSlots: number, fromMatches: (t: string) => boolean, run: (s: Scope) => EvalResult): Promise<EvalResult> {
+async function evaluateAsync(
+  ctx: MessageContext,
+  ruleId: string,
+  nSlots: number,
+  fromMatches: (t: string) => boolean,
+  run: (s: Scope) => EvalResult,
+): Promise<EvalResult> {
   const topic = ctx.event.topic;
   if (typeof topic !== 'string' || !fromMatches(topic)) return NO_MATCH;
   const settled: SettledCalls = { next: 0, results: [] };
@@ -129,7 +139,13 @@ async function evaluateAsync(ctx: MessageContext, ruleId: string, nSlots: number
   }
 }
 
-function compileForeach(st: Extract<Statement, { kind: 'foreach' }>, env: CompileEnv, slotNames: string[], itemName: string, where: Ev | undefined): (s: Scope) => EvalResult {
+function compileForeach(
+  st: Extract<Statement, { kind: 'foreach' }>,
+  env: CompileEnv,
+  slotNames: string[],
+  itemName: string,
+  where: Ev | undefined,
+): (s: Scope) => EvalResult {
   const head = st.fields.slice(0, -1).map((f) => compileField(f, env, slotNames));
   const last = st.fields[st.fields.length - 1] as Field;
   // The parser rejects `*` as the last FOREACH field.
@@ -275,7 +291,7 @@ function collectReads(st: Statement): Reads {
   };
   forEachStatementExpr(st, visit);
   // `AS a[b]` reads b.
-  for (const f of [...st.fields, ...(st.kind === 'foreach' ? st.doFields ?? [] : [])]) {
+  for (const f of [...st.fields, ...(st.kind === 'foreach' ? (st.doFields ?? []) : [])]) {
     if (f.kind === 'field') for (const seg of f.alias?.segments ?? []) if (seg.kind === 'index') visit(seg.index);
   }
   return reads;

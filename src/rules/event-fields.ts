@@ -10,8 +10,20 @@ export type Ev = (s: Scope) => unknown;
 
 /** The fields, in the order `SELECT *` outputs them. */
 export const EVENT_FIELDS = [
-  'id', 'clientid', 'username', 'payload', 'peerhost', 'topic', 'qos', 'flags', 'pub_props',
-  'timestamp', 'publish_received_at', 'node', 'event', 'metadata',
+  'id',
+  'clientid',
+  'username',
+  'payload',
+  'peerhost',
+  'topic',
+  'qos',
+  'flags',
+  'pub_props',
+  'timestamp',
+  'publish_received_at',
+  'node',
+  'event',
+  'metadata',
 ] as const;
 
 const readers: Record<string, Ev> = {

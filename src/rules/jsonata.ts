@@ -135,7 +135,11 @@ export function compileJsonata(expr: string, filters: string[]): CompiledRule {
       const list = Array.isArray(result) ? result : [result];
       const outputs: OutputRecord[] = [];
       for (const r of list) {
-        if (!isObj(r)) throw new RuleEvalError('rule.jsonata_result', `a JSONata rule must give an object or an array of objects, got ${Array.isArray(r) ? 'an array' : typeof r} in the result`);
+        if (!isObj(r))
+          throw new RuleEvalError(
+            'rule.jsonata_result',
+            `a JSONata rule must give an object or an array of objects, got ${Array.isArray(r) ? 'an array' : typeof r} in the result`,
+          );
         outputs.push(r);
       }
       return { matched: true, outputs };

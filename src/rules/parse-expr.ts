@@ -8,8 +8,26 @@ import { negate } from './ops.js';
 
 /** Words that cannot start a path: the clause and operator keywords. */
 export const RESERVED = new Set([
-  'SELECT', 'FROM', 'WHERE', 'AS', 'AND', 'OR', 'NOT', 'IN', 'CASE', 'WHEN', 'THEN', 'ELSE', 'END',
-  'FOREACH', 'DO', 'INCASE', 'DIV', 'MOD', 'TRUE', 'FALSE',
+  'SELECT',
+  'FROM',
+  'WHERE',
+  'AS',
+  'AND',
+  'OR',
+  'NOT',
+  'IN',
+  'CASE',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'END',
+  'FOREACH',
+  'DO',
+  'INCASE',
+  'DIV',
+  'MOD',
+  'TRUE',
+  'FALSE',
 ]);
 
 const BP_OR = 10;
@@ -64,9 +82,10 @@ export function parseExpr(c: Cursor, minBp = 0): Expr {
       }
       const right = parseExpr(c, inf.bp);
       const range = { start: left.range.start, end: right.range.end };
-      left = inf.kind === 'logic'
-        ? { kind: 'logic', op: inf.op as 'and' | 'or', left, right, range }
-        : { kind: 'binary', op: inf.op as BinaryOp, left, right, range };
+      left =
+        inf.kind === 'logic'
+          ? { kind: 'logic', op: inf.op as 'and' | 'or', left, right, range }
+          : { kind: 'binary', op: inf.op as BinaryOp, left, right, range };
     }
   } finally {
     c.leave();

@@ -165,9 +165,10 @@ class StatementParser {
       if (t.kind !== 'dstring' && t.kind !== 'string') throw c.error('a quoted topic filter');
       c.next();
       const range = { start: t.start, end: t.end };
-      const why = t.text.startsWith('$events/') || t.text.startsWith('$bridges/')
-        ? `${t.text}: weir rules see published messages only, not EMQX events or bridges`
-        : validateTopicFilter(t.text);
+      const why =
+        t.text.startsWith('$events/') || t.text.startsWith('$bridges/')
+          ? `${t.text}: weir rules see published messages only, not EMQX events or bridges`
+          : validateTopicFilter(t.text);
       if (why) this.fail(new RuleError('rule.bad_filter', `invalid topic filter: ${why}`, c.sql, { range }));
       filters.push({ filter: t.text, range });
     } while (c.acceptOp(','));

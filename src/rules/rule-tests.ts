@@ -46,7 +46,10 @@ export interface RuleTestResult {
 export function exampleTopic(filters: readonly string[]): string {
   const f = filters[0];
   if (f === undefined) return '';
-  return stripShare(f).split('/').map((l) => (l === '+' || l === '#' ? 'x' : l)).join('/');
+  return stripShare(f)
+    .split('/')
+    .map((l) => (l === '+' || l === '#' ? 'x' : l))
+    .join('/');
 }
 
 /** The first difference between two JSON-like values, as "at <path>: expected X, got Y". */
@@ -91,7 +94,11 @@ function testEvent(t: RuleTestCase, filters: readonly string[]): RuleEvent {
  * The outputs a rule gives for its own tests' events, with each event: sample values for checking
  * that a sink can take them (`weir check --connect`). Tests that fail or expect an error give none.
  */
-export async function ruleTestOutputs(rule: CompiledRule, tests: readonly RuleTestCase[], ruleId: string): Promise<Array<{ record: OutputRecord; event: RuleEvent }>> {
+export async function ruleTestOutputs(
+  rule: CompiledRule,
+  tests: readonly RuleTestCase[],
+  ruleId: string,
+): Promise<Array<{ record: OutputRecord; event: RuleEvent }>> {
   const out: Array<{ record: OutputRecord; event: RuleEvent }> = [];
   for (const t of tests) {
     if (t.expect?.error) continue;

@@ -316,23 +316,40 @@ export function compareOp(op: string, l: unknown, r: unknown): boolean {
   }
   if (typeof l === 'number' && typeof r === 'number') {
     switch (op) {
-      case '=': return l === r;
-      case '!=': case '<>': return l !== r;
-      case '<': return l < r;
-      case '<=': return l <= r;
-      case '>': return l > r;
-      case '>=': return l >= r;
-      default: return false;
+      case '=':
+        return l === r;
+      case '!=':
+      case '<>':
+        return l !== r;
+      case '<':
+        return l < r;
+      case '<=':
+        return l <= r;
+      case '>':
+        return l > r;
+      case '>=':
+        return l >= r;
+      default:
+        return false;
     }
   }
   switch (op) {
-    case '=': return termEquals(l, r);
-    case '!=': case '<>': return !termEquals(l, r);
-    case '<': return compareTerms(l, r) < 0;
-    case '<=': return compareTerms(l, r) <= 0;
-    case '>': return compareTerms(l, r) > 0;
-    case '>=': return compareTerms(l, r) >= 0;
-    case '=~': return topicMatchOp(l, r);
-    default: return false;
+    case '=':
+      return termEquals(l, r);
+    case '!=':
+    case '<>':
+      return !termEquals(l, r);
+    case '<':
+      return compareTerms(l, r) < 0;
+    case '<=':
+      return compareTerms(l, r) <= 0;
+    case '>':
+      return compareTerms(l, r) > 0;
+    case '>=':
+      return compareTerms(l, r) >= 0;
+    case '=~':
+      return topicMatchOp(l, r);
+    default:
+      return false;
   }
 }

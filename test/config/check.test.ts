@@ -88,7 +88,7 @@ actions: []
   const r = await runCli(['check', '-c', cfg]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /rules\/r1\.yaml:4:5: sql: expected an expression, found 'FROM'\n/);
-  assert.ok(!r.stderr.includes('at line 2'), 'one location, the file\'s');
+  assert.ok(!r.stderr.includes('at line 2'), "one location, the file's");
 });
 
 test('${ENV} interpolation: defaults apply, an unset variable without default is an error at its line', async () => {
@@ -142,5 +142,8 @@ test('hypertables: an interval TimescaleDB would not take, then a drop_after not
   // The settings' own contradiction is checked once their shape is right.
   const early = await runCli(['check', '-c', files(config('1 day'))]);
   assert.equal(early.code, 1);
-  assert.match(early.stderr, /weir\.yaml:13:34: sinks\.db\.hypertables\.readings\.retention\.drop_after '2 weeks': drop_after must be longer than compression\.compress_after \(30 days\)/);
+  assert.match(
+    early.stderr,
+    /weir\.yaml:13:34: sinks\.db\.hypertables\.readings\.retention\.drop_after '2 weeks': drop_after must be longer than compression\.compress_after \(30 days\)/,
+  );
 });

@@ -45,7 +45,7 @@ test('every rule in rules/ validates against rule.schema.json', () => {
   for (const f of files) assert.ok(rule(yamlOf(join('rules', f))), `rules/${f}: ${explain(rule)}`);
 });
 
-test('rule.schema.json: a misspelt action key is named in the error, by its sink type\'s schema, not an anyOf of every type', () => {
+test("rule.schema.json: a misspelt action key is named in the error, by its sink type's schema, not an anyOf of every type", () => {
   const base = { id: 'r', sql: 'SELECT * FROM "t/#"' };
   const errorsFor = (action: Record<string, unknown>) => {
     assert.equal(rule({ ...base, actions: [action] }), false, JSON.stringify(action));
@@ -60,8 +60,14 @@ test('rule.schema.json: a misspelt action key is named in the error, by its sink
   for (const [action, misspelt, missing] of cases) {
     const errors = errorsFor(action);
     const where = `${JSON.stringify(action)}: ${JSON.stringify(errors, null, 1)}`;
-    assert.ok(errors.some((e) => e.keyword === 'additionalProperties' && e.params.additionalProperty === misspelt), `the type's own schema names ${misspelt}: ${where}`);
-    assert.ok(errors.some((e) => e.keyword === 'propertyNames' && e.params.propertyName === misspelt), `propertyNames names ${misspelt}: ${where}`);
+    assert.ok(
+      errors.some((e) => e.keyword === 'additionalProperties' && e.params.additionalProperty === misspelt),
+      `the type's own schema names ${misspelt}: ${where}`,
+    );
+    assert.ok(
+      errors.some((e) => e.keyword === 'propertyNames' && e.params.propertyName === misspelt),
+      `propertyNames names ${misspelt}: ${where}`,
+    );
     assert.ok(!errors.some((e) => e.keyword === 'anyOf'), `no "must match a schema in anyOf": ${where}`);
     // Only the one type's schema speaks: no other type's required keys.
     const missingKeys = errors.filter((e) => e.keyword === 'required').map((e) => e.params.missingProperty as string);

@@ -19,7 +19,11 @@ tests:
 
 /** The SQL written three ways; the error is the second '>' of '>>', at `want` in the file. */
 const CASES: Array<{ name: string; sql: string; want: string }> = [
-  { name: 'block literal', sql: 'sql: |\n  SELECT payload.temp AS temp,\n    clientid\n  FROM "device/+/telemetry"\n  WHERE payload.temp >> 30\n', want: '5:23' },
+  {
+    name: 'block literal',
+    sql: 'sql: |\n  SELECT payload.temp AS temp,\n    clientid\n  FROM "device/+/telemetry"\n  WHERE payload.temp >> 30\n',
+    want: '5:23',
+  },
   { name: 'double-quoted with escapes', sql: 'sql: "SELECT payload.temp AS temp FROM \\"device/+/telemetry\\" WHERE payload.temp >> 30"\n', want: '1:83' },
   { name: 'single-quoted', sql: `sql: 'SELECT payload.temp AS temp FROM "device/+/telemetry" WHERE payload.temp >> 30'\n`, want: '1:81' },
   { name: 'plain', sql: 'sql: SELECT payload.temp AS temp FROM "device/+/telemetry" WHERE payload.temp >> 30\n', want: '1:80' },

@@ -34,7 +34,10 @@ function errorLines(stderr: string): string[] {
 /** Runs check and run on the same files; both must fail alike. Returns the error lines. */
 async function refusedByBoth(file: string): Promise<string[]> {
   const [check, run] = await Promise.all([runCli(['check', '-c', file]), runCli(['run', '-c', file], { WEIR_LOG_LEVEL: 'error' })]);
-  for (const [name, r] of [['check', check], ['run', run]] as const) {
+  for (const [name, r] of [
+    ['check', check],
+    ['run', run],
+  ] as const) {
     assert.equal(r.code, 1, `${name}: ${r.stdout}${r.stderr}`);
     assert.doesNotMatch(r.stderr, /\n +at /, `${name} printed a stack trace`);
     assert.match(r.stderr, /nothing was started/, name);
@@ -71,11 +74,14 @@ describe('weir check and weir run refuse the same bad configuration', () => {
     assert.match(line!, /e\.g\. postgres:\/\//);
     const g = write(config('url: mqtt://127.0.0.1:1', 'db:\n    type: postgres\n    url: mysql://weir:s3cret@db/weir'));
     const lines = await refusedByBoth(g);
-    assert.deepEqual(lines, [`error: ${g}:7:10: sinks.db.url 'mysql://weir:***@db/weir': scheme must be postgres:// or postgresql://, e.g. postgres://weir:\${PG_PASSWORD}@timescaledb:5432/telemetry (a Unix socket: postgres:///telemetry?host=/var/run/postgresql)`]);
+    assert.deepEqual(lines, [
+      `error: ${g}:7:10: sinks.db.url 'mysql://weir:***@db/weir': scheme must be postgres:// or postgresql://, e.g. postgres://weir:\${PG_PASSWORD}@timescaledb:5432/telemetry (a Unix socket: postgres:///telemetry?host=/var/run/postgresql)`,
+    ]);
   });
 
   test('a Kafka sink with idempotent: true and acks: 1 (once a stack trace from weir run)', async () => {
-    const kafka = 'db:\n    type: postgres\n    url: postgres://weir@127.0.0.1:1/weir\n  k:\n    type: kafka\n    brokers: [127.0.0.1:1]\n    idempotent: true\n    acks: 1';
+    const kafka =
+      'db:\n    type: postgres\n    url: postgres://weir@127.0.0.1:1/weir\n  k:\n    type: kafka\n    brokers: [127.0.0.1:1]\n    idempotent: true\n    acks: 1';
     const f = write(config('url: mqtt://127.0.0.1:1', kafka));
     assert.deepEqual(await refusedByBoth(f), [
       `error: ${f}:12:11: sinks.k.acks: the idempotent producer needs acks: -1 (all in-sync replicas); write acks: -1, or idempotent: false to keep acks: 1`,
@@ -91,7 +97,8 @@ describe('weir check and weir run refuse the same bad configuration', () => {
   });
 
   test('a Pulsar sink: service_url without a host, create_topic and dead_letter_topic without admin_url', async () => {
-    const pulsar = 'db:\n    type: postgres\n    url: postgres://weir@127.0.0.1:1/weir\n  p:\n    type: pulsar\n    service_url: pulsar://\n    topic: persistent://public/default/t\n    create_topic: if_missing\n    dead_letter_topic: persistent://public/default/letters';
+    const pulsar =
+      'db:\n    type: postgres\n    url: postgres://weir@127.0.0.1:1/weir\n  p:\n    type: pulsar\n    service_url: pulsar://\n    topic: persistent://public/default/t\n    create_topic: if_missing\n    dead_letter_topic: persistent://public/default/letters';
     const f = write(config('url: mqtt://127.0.0.1:1', pulsar));
     assert.deepEqual(await refusedByBoth(f), [
       `error: ${f}:10:18: sinks.p.service_url 'pulsar://': expected pulsar://host:port or pulsar+ssl://host:port, e.g. pulsar://pulsar:6650`,
@@ -128,14 +135,18 @@ describe('one error per mistake', () => {
 
   test('an unset variable is reported once, not again as the empty value it left', async () => {
     const f = write(config('url: mqtt://127.0.0.1:1').replace('client_id: t', 'client_id: ${WEIR_T_UNSET_ID}'));
-    assert.deepEqual(await refusedByBoth(f), [`error: ${f}:2:14: environment variable WEIR_T_UNSET_ID is not set (write \${WEIR_T_UNSET_ID:-default} to give a default)`]);
+    assert.deepEqual(await refusedByBoth(f), [
+      `error: ${f}:2:14: environment variable WEIR_T_UNSET_ID is not set (write \${WEIR_T_UNSET_ID:-default} to give a default)`,
+    ]);
   });
 
   test('a mapping where a list belongs (once silently an empty list: a rule without actions)', async () => {
     const rule = RULE.replace("  - sink: db\n    table: t\n    columns: { temp: '${temp}' }", "  sink: db\n  table: t\n  columns: { temp: '${temp}' }");
     assert.notEqual(rule, RULE);
     const f = write(config('url: mqtt://127.0.0.1:1'), rule);
-    assert.deepEqual(await refusedByBoth(f), [`error: ${join(f, '..', 'rules', 'r1.yaml')}:4:3: actions: expected a list (one "- " item per line), got a mapping`]);
+    assert.deepEqual(await refusedByBoth(f), [
+      `error: ${join(f, '..', 'rules', 'r1.yaml')}:4:3: actions: expected a list (one "- " item per line), got a mapping`,
+    ]);
   });
 
   test('a sink of unknown type: its rules are not reported again for naming it', async () => {

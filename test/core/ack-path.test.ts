@@ -79,7 +79,12 @@ test('full at max, room again only below half (hysteresis)', async () => {
 test('messages held without an ack (QoS 0, ack: on_receive) count against max until released', () => {
   const { socket } = recordingSocket();
   let rooms = 0;
-  const w = new AckWindow(4, socket, () => {}, () => rooms++);
+  const w = new AckWindow(
+    4,
+    socket,
+    () => {},
+    () => rooms++,
+  );
   w.push(1, 1);
   const releases = [w.hold(), w.hold(), w.hold()];
   assert.equal(w.size, 1, 'held messages are not unacked ones');
@@ -120,7 +125,11 @@ test('acks taken at receipt (ack: on_receive) count once, as held, while their P
   assert.equal(read, 200, 'the bound is reached at max_unacked messages, not half of it');
   assert.equal(w.size, 0, 'nothing is waiting for an ack');
   await tick();
-  assert.deepEqual(acks(), Array.from({ length: 200 }, (_, i) => i + 1), 'all acked, in order, in one write');
+  assert.deepEqual(
+    acks(),
+    Array.from({ length: 200 }, (_, i) => i + 1),
+    'all acked, in order, in one write',
+  );
 });
 
 test('an ack taken at receipt behind an open slot waits for it', async () => {

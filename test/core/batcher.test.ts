@@ -11,7 +11,14 @@ test('flushes at max_items, at max_bytes, and after max_delay_ms', async () => {
   assert.deepEqual(out, [[1, 2, 3]]);
   b.add(4, 60);
   b.add(5, 60);
-  assert.deepEqual(out, [[1, 2, 3], [4, 5]], 'bytes reached');
+  assert.deepEqual(
+    out,
+    [
+      [1, 2, 3],
+      [4, 5],
+    ],
+    'bytes reached',
+  );
   b.add(6, 1);
   assert.equal(out.length, 2);
   await new Promise((r) => setTimeout(r, 60));

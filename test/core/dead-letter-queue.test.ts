@@ -57,9 +57,23 @@ async function putAll(store: DeadLetterStore, letters: DeadLetter[]) {
   try {
     const dlq = new DeadLetterQueue(store, { initial_ms: 1, max_ms: 5, multiplier: 2, max_attempts: 0 }, metrics, silentLogger, stop.signal, fallback);
     await Promise.all(letters.map((l) => dlq.put(l)));
-    const lines = existsSync(fallback) ? readFileSync(fallback, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [];
-    const count = async (name: string) => (await metrics.registry.getSingleMetricAsString(name)).split('\n').filter((l) => !l.startsWith('#')).reduce((a, l) => a + Number(l.split(' ').pop()), 0);
-    return { lines, reduced: await count('weir_dead_letter_reduced_total'), fallback: await count('weir_dead_letter_fallback_total'), total: await count('weir_dead_letter_total') };
+    const lines = existsSync(fallback)
+      ? readFileSync(fallback, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+      : [];
+    const count = async (name: string) =>
+      (await metrics.registry.getSingleMetricAsString(name))
+        .split('\n')
+        .filter((l) => !l.startsWith('#'))
+        .reduce((a, l) => a + Number(l.split(' ').pop()), 0);
+    return {
+      lines,
+      reduced: await count('weir_dead_letter_reduced_total'),
+      fallback: await count('weir_dead_letter_fallback_total'),
+      total: await count('weir_dead_letter_total'),
+    };
   } finally {
     stop.abort();
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { PacketReader } from '../../src/core/packet-reader.js';
 
 /** A small deterministic PRNG, so a failure can be replayed. */
 function rng(seed: number) {
-  return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  return () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
 }
 
 function packets(v: 4 | 5, rand: () => number): Packet[] {
@@ -39,7 +39,16 @@ function viaMqttPacket(bytes: Buffer, v: 4 | 5): Packet[] {
 function comparable(p: Packet): unknown {
   const x = p as unknown as Record<string, unknown>;
   if (x.cmd !== 'publish') return { cmd: x.cmd, messageId: x.messageId, granted: x.granted, sessionPresent: x.sessionPresent };
-  return { cmd: 'publish', topic: x.topic, payload: Buffer.from(x.payload as Buffer).toString('hex'), qos: x.qos, retain: x.retain, dup: x.dup, messageId: x.messageId, properties: x.properties };
+  return {
+    cmd: 'publish',
+    topic: x.topic,
+    payload: Buffer.from(x.payload as Buffer).toString('hex'),
+    qos: x.qos,
+    retain: x.retain,
+    dup: x.dup,
+    messageId: x.messageId,
+    properties: x.properties,
+  };
 }
 
 for (const v of [4, 5] as const) {
@@ -51,17 +60,22 @@ for (const v of [4, 5] as const) {
     assert.equal(expected.length, list.length);
     for (const chunking of ['whole', 'bytes', 'random'] as const) {
       const got: Packet[] = [];
-      const reader = new PacketReader(v, (p) => got.push(p), (err) => assert.fail(err));
+      const reader = new PacketReader(
+        v,
+        (p) => got.push(p),
+        (err) => assert.fail(err),
+      );
       if (chunking === 'whole') reader.push(bytes);
       else if (chunking === 'bytes') {
         // One byte at a time through the first 20 kB (every header boundary), then the rest.
         for (let i = 0; i < 20_000; i++) reader.push(bytes.subarray(i, i + 1));
         reader.push(bytes.subarray(20_000));
-      } else for (let i = 0; i < bytes.length; ) {
-        const n = 1 + Math.floor(rand() * 70_000);
-        reader.push(bytes.subarray(i, i + n));
-        i += n;
-      }
+      } else
+        for (let i = 0; i < bytes.length; ) {
+          const n = 1 + Math.floor(rand() * 70_000);
+          reader.push(bytes.subarray(i, i + n));
+          i += n;
+        }
       assert.deepEqual(got.map(comparable), expected, chunking);
     }
   });
@@ -69,7 +83,11 @@ for (const v of [4, 5] as const) {
 
 test('a malformed remaining length is reported, not looped on', () => {
   const errors: Error[] = [];
-  const reader = new PacketReader(4, () => assert.fail('no packet expected'), (e) => errors.push(e));
+  const reader = new PacketReader(
+    4,
+    () => assert.fail('no packet expected'),
+    (e) => errors.push(e),
+  );
   reader.push(Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x01]));
   assert.equal(errors.length, 1);
   assert.match(errors[0]!.message, /malformed/);

@@ -16,18 +16,23 @@ import type { Sink, SinkType } from '../../src/sinks/types.js';
 test('stop: a fake sink whose close never returns is named and left behind; stop still resolves', { timeout: 30_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'weir-stop-'));
   mkdirSync(join(dir, 'rules'));
-  writeFileSync(join(dir, 'weir.yaml'), `
+  writeFileSync(
+    join(dir, 'weir.yaml'),
+    `
 broker: { url: mqtt://127.0.0.1:1, client_id: weir-stop-test }
 sinks:
   db: { type: postgres, url: postgres://127.0.0.1:1/none }
 dead_letter: { file: ${join(dir, 'dead.jsonl')} }
-`);
+`,
+  );
   const cfg = loadConfig(join(dir, 'weir.yaml'));
   let closeCalled = false;
   const hangingType: SinkType = {
     ...cfg.sinks.get('db')!.type,
     create: (): Sink => ({
-      bind: () => { throw new Error('no rules in this test'); },
+      bind: () => {
+        throw new Error('no rules in this test');
+      },
       connect: () => new Promise(() => undefined),
       write: () => new Promise(() => undefined),
       probe: async () => undefined,
@@ -40,7 +45,15 @@ dead_letter: { file: ${join(dir, 'dead.jsonl')} }
   };
   const sinks = new Map<string, SinkConfig>([['db', { ...cfg.sinks.get('db')!, type: hangingType }]]);
   const lines: Array<{ msg: string; part?: string }> = [];
-  const log = pino({ level: 'warn' }, new Writable({ write: (chunk, _enc, cb) => { lines.push(JSON.parse(String(chunk))); cb(); } }));
+  const log = pino(
+    { level: 'warn' },
+    new Writable({
+      write: (chunk, _enc, cb) => {
+        lines.push(JSON.parse(String(chunk)));
+        cb();
+      },
+    }),
+  );
 
   const runtime = new Runtime({ ...cfg, sinks }, log);
   await runtime.stop({ graceMs: 100 });

@@ -50,7 +50,10 @@ test('a sink up at its first attempt says so', () => {
   const h = new SinkHealth('tsdb', log, new Tally({}), 200);
   assert.equal(h.ready, false, 'not ready before the first attempt');
   h.reachable();
-  assert.deepEqual(lines.map((l) => l.msg), ['sink up']);
+  assert.deepEqual(
+    lines.map((l) => l.msg),
+    ['sink up'],
+  );
   assert.equal(h.ready, true);
 });
 

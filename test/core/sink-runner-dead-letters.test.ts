@@ -64,7 +64,10 @@ async function deadLetters(withDescribe: boolean): Promise<Array<{ reason: strin
     while (outcomes.length < records.length) await new Promise((r) => setTimeout(r, 5));
     assert.deepEqual([...outcomes].sort(), ['dead_lettered', 'dead_lettered', 'dead_lettered', 'stored']);
     stop.abort();
-    return readFileSync(join(dir, 'dead.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reason: string; record?: unknown; error: string });
+    return readFileSync(join(dir, 'dead.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { reason: string; record?: unknown; error: string });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -81,6 +84,9 @@ it('a dead letter keeps the record when encoding failed, and shows what was sent
 
 it('a refused item of an action without describe() has no record in its dead letter', async () => {
   const letters = await deadLetters(false);
-  assert.deepEqual(letters.filter((l) => l.reason === 'rejected').map((l) => l.record), [undefined, undefined]);
+  assert.deepEqual(
+    letters.filter((l) => l.reason === 'rejected').map((l) => l.record),
+    [undefined, undefined],
+  );
   assert.deepEqual(letters.find((l) => l.reason === 'encode_error')!.record, { n: 2, bad: true });
 });

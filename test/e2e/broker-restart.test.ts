@@ -99,7 +99,10 @@ async function restartRun(
   const files = telemetryFiles({ mqttUrl: broker.url, pgUrl, clientId, connections, shareGroup: o.plain ? "''" : undefined });
   // weir's own reconnect defaults (min_ms 500, max_ms 30000), not the fixtures' fast ones: the
   // time weir takes to subscribe again is what this test measures.
-  const weirFiles = { ...files, config: files.config.replace(/^ {2}reconnect: .*\n/m, process.env.WEIR_TEST_RECONNECT ? `  reconnect: ${process.env.WEIR_TEST_RECONNECT}\n` : '') };
+  const weirFiles = {
+    ...files,
+    config: files.config.replace(/^ {2}reconnect: .*\n/m, process.env.WEIR_TEST_RECONNECT ? `  reconnect: ${process.env.WEIR_TEST_RECONNECT}\n` : ''),
+  };
   const weir = await startWeir(weirFiles);
   weirs.push(weir);
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
@@ -243,28 +246,38 @@ const HIVEMQ_RUN = { messages: 5_000, intervalMs: 20, restartAfter: 1_000 };
 function assertLossIsTheResubscribeGap(run: Run): void {
   const firstSubscribed = Math.min(...run.resubscribedMs);
   // 300 ms: SUBACK's and PUBACK's ways back, and the publishers' 100 ms reconnect period.
-  if (firstSubscribed > 300) assert.ok(run.lost > 0, `weir subscribed again ${firstSubscribed} ms after the broker's start, with the publishers back: messages were lost`);
+  if (firstSubscribed > 300)
+    assert.ok(run.lost > 0, `weir subscribed again ${firstSubscribed} ms after the broker's start, with the publishers back: messages were lost`);
   if (run.lost > 0) {
     const [first, last] = run.lostAckedMs!;
     assert.ok(first >= 0, `every lost message was acked after the broker's start (first at ${first} ms)`);
-    assert.ok(last <= firstSubscribed + 300, `every lost message was acked before weir's first SUBSCRIBE was through (last at ${last} ms, subscribed at ${firstSubscribed} ms)`);
+    assert.ok(
+      last <= firstSubscribed + 300,
+      `every lost message was acked before weir's first SUBSCRIBE was through (last at ${last} ms, subscribed at ${firstSubscribed} ms)`,
+    );
   }
 }
 
-test('Mosquitto 2.0.11, graceful restart: $share subscriptions are not restored; weir subscribes again within tens of ms, what is acked before that is lost, and the sequence check counts every lost message', { timeout: 240_000 }, async (t) => {
+test('Mosquitto 2.0.11, graceful restart: $share subscriptions are not restored; weir subscribes again within tens of ms, what is acked before that is lost, and the sequence check counts every lost message', {
+  timeout: 240_000,
+}, async (t) => {
   const run = await restartRun(t, { name: 'mosquitto-term', broker: await persistentMosquitto(), how: 'graceful', ...MOSQUITTO_RUN });
   assert.equal(run.resubscribedMs.length, 2, 'both connections subscribed again');
   assertLossDetected(run);
   assertLossIsTheResubscribeGap(run);
 });
 
-test('Mosquitto 2.0.11, graceful restart with a plain subscription (share_group \'\', one connection): the session keeps it, 0 lost', { timeout: 240_000 }, async (t) => {
+test("Mosquitto 2.0.11, graceful restart with a plain subscription (share_group '', one connection): the session keeps it, 0 lost", {
+  timeout: 240_000,
+}, async (t) => {
   const run = await restartRun(t, { name: 'mosquitto-plain', broker: await persistentMosquitto(), how: 'graceful', plain: true, ...MOSQUITTO_RUN });
   assert.equal(run.lost, 0, 'nothing the broker acked is missing');
   assertLossDetected(run);
 });
 
-test('Mosquitto 2.0.11, SIGKILL: the loss is measured (the same re-subscribe gap, and whatever was acked after the last autosave), and the sequence check counts every lost message', { timeout: 240_000 }, async (t) => {
+test('Mosquitto 2.0.11, SIGKILL: the loss is measured (the same re-subscribe gap, and whatever was acked after the last autosave), and the sequence check counts every lost message', {
+  timeout: 240_000,
+}, async (t) => {
   const run = await restartRun(t, { name: 'mosquitto-kill', broker: await persistentMosquitto(), how: 'kill', ...MOSQUITTO_RUN });
   assert.equal(run.resubscribedMs.length, 2, 'both connections subscribed again');
   assertLossDetected(run);
@@ -277,7 +290,9 @@ test('HiveMQ CE 2025.5, graceful restart: sessions, queues and $share subscripti
   assertLossDetected(run);
 });
 
-test('HiveMQ CE 2025.5, SIGKILL: nothing stays stuck in the queue the broker restored (weir reconnects a connection that goes quiet), and the sequence check counts whatever was lost', { timeout: 300_000 }, async (t) => {
+test('HiveMQ CE 2025.5, SIGKILL: nothing stays stuck in the queue the broker restored (weir reconnects a connection that goes quiet), and the sequence check counts whatever was lost', {
+  timeout: 300_000,
+}, async (t) => {
   const run = await restartRun(t, { name: 'hivemq-kill', broker: await hivemq(), how: 'kill', ...HIVEMQ_RUN });
   assertLossDetected(run);
 });

@@ -69,13 +69,18 @@ test('weir check --connect names a missing table, a missing column and a wrong t
     `error: ${join(dir, 'rules/wrong-type.yaml')}:${lineOf('wrong-type.yaml', 'seq: ${seq}')}: rule wrong_type: column telemetry.seq is bigint, which refuses the rule's string "first" from its tests (invalid input syntax for type bigint: "first")`,
   ]);
   // The missing table comes with a CREATE TABLE from the action's columns (types from the rule's test outputs).
-  assert.match(r.stderr, /CREATE TABLE hot_samples \(\n {4} {2}"ts" timestamptz NOT NULL,\n {4} {2}"device_id" text,\n {4} {2}"temp" double precision\n {4}\);/);
+  assert.match(
+    r.stderr,
+    /CREATE TABLE hot_samples \(\n {4} {2}"ts" timestamptz NOT NULL,\n {4} {2}"device_id" text,\n {4} {2}"temp" double precision\n {4}\);/,
+  );
   assert.match(r.stderr, /SELECT create_hypertable\('hot_samples', by_range\('ts', INTERVAL '1 day'\)\);/);
   assert.match(r.stderr, /ALTER TABLE telemetry ADD COLUMN "temprature"/);
   assert.doesNotMatch(r.stderr, /telemetry\.yaml/, 'the shipped rule has all it needs');
 });
 
-test("weir check --connect on a database that weir migrate never saw names the dead-letter and ledger tables; everything fixed, it exits 0", { timeout: 60_000 }, async () => {
+test('weir check --connect on a database that weir migrate never saw names the dead-letter and ledger tables; everything fixed, it exits 0', {
+  timeout: 60_000,
+}, async () => {
   const url = await freshDatabase((await sharedPostgres()).url);
   const { cfg } = await project(url, { 'telemetry.yaml': RULES['telemetry.yaml']! });
   const before = await runCli(['check', '--connect', '-c', cfg]);
@@ -100,14 +105,20 @@ test('weir check --connect exits 3 when a sink cannot be reached, without the pa
 test('weir run logs at start, at error level, what a rule needs and the sink lacks', { timeout: 60_000 }, async () => {
   const url = await freshDatabase((await sharedPostgres()).url);
   const { url: mqttUrl } = await sharedMosquitto();
-  const w = await startWeir({
-    config: `broker: { url: ${mqttUrl}, client_id: weir-check-connect, connections: 1, share_group: '' }\nsinks:\n  tsdb: { type: postgres, url: '${url}' }\ndead_letter: { sink: tsdb }\nhttp: { host: 127.0.0.1, port: {{HTTP_PORT}} }\nmigrate_on_start: true\n`,
-    rules: { 'hot.yaml': README_RULE },
-  }, { args: ['--transient'] });
+  const w = await startWeir(
+    {
+      config: `broker: { url: ${mqttUrl}, client_id: weir-check-connect, connections: 1, share_group: '' }\nsinks:\n  tsdb: { type: postgres, url: '${url}' }\ndead_letter: { sink: tsdb }\nhttp: { host: 127.0.0.1, port: {{HTTP_PORT}} }\nmigrate_on_start: true\n`,
+      rules: { 'hot.yaml': README_RULE },
+    },
+    { args: ['--transient'] },
+  );
   try {
     const deadline = Date.now() + 15_000;
     while (!w.log().includes('sink lacks') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const line = w.log().split('\n').find((l) => l.includes('sink lacks'));
+    const line = w
+      .log()
+      .split('\n')
+      .find((l) => l.includes('sink lacks'));
     assert.ok(line, w.log());
     const entry = JSON.parse(line) as { level: number; msg: string; fix?: string };
     assert.equal(entry.level, 50, 'error level');

@@ -78,7 +78,10 @@ ${b.action(fixed)}`;
   // Four good readings and two poisoned ones.
   const N = 6;
   const poison = new Set([1, 4]);
-  await publish(mqttUrl, Array.from({ length: N }, (_, i) => ({ topic: `dlqt/d${i}/reading`, payload: JSON.stringify(b.payload(i, poison.has(i))) })));
+  await publish(
+    mqttUrl,
+    Array.from({ length: N }, (_, i) => ({ topic: `dlqt/d${i}/reading`, payload: JSON.stringify(b.payload(i, poison.has(i))) })),
+  );
   await waitFor(async () => (await weir.metric('weir_ingest_acked_total')) >= N, 30_000, 'weir to ack every message');
   assert.equal(await weir.stop(), 0);
   running.splice(running.indexOf(weir), 1);
@@ -87,7 +90,10 @@ ${b.action(fixed)}`;
   const letters = await listed(cfg);
   assert.equal(letters.length, 2, JSON.stringify(letters));
   assert.deepEqual(letters.map((l) => l.topic).sort(), ['dlqt/d1/reading', 'dlqt/d4/reading']);
-  assert.ok(letters.every((l) => l.rule_id === 'readings' && l.sink === 'events' && l.reason === 'encode_error' && l.attempts === 1 && !l.replay), JSON.stringify(letters[0]));
+  assert.ok(
+    letters.every((l) => l.rule_id === 'readings' && l.sink === 'events' && l.reason === 'encode_error' && l.attempts === 1 && !l.replay),
+    JSON.stringify(letters[0]),
+  );
   const table = await dlq(cfg, 'list');
   assert.match(table.stdout, /^id +received +rule +sink +reason +topic +attempts +replay +error/);
   const shown = await dlq(cfg, 'show', letters[0]!.id);
@@ -101,8 +107,17 @@ ${b.action(fixed)}`;
   const afterFailing = await listed(cfg);
   assert.equal(afterFailing.length, 4);
   const firsts = afterFailing.filter((l) => l.attempts === 1);
-  assert.ok(firsts.every((l) => l.replay?.outcome === 'dead_lettered'), JSON.stringify(firsts));
-  assert.deepEqual(afterFailing.filter((l) => l.attempts === 2).map((l) => l.replay_of).sort(), firsts.map((l) => l.id).sort());
+  assert.ok(
+    firsts.every((l) => l.replay?.outcome === 'dead_lettered'),
+    JSON.stringify(firsts),
+  );
+  assert.deepEqual(
+    afterFailing
+      .filter((l) => l.attempts === 2)
+      .map((l) => l.replay_of)
+      .sort(),
+    firsts.map((l) => l.id).sort(),
+  );
 
   // The fix, then the replay that stores each exactly once.
   writeFileSync(join(weir.dir, 'rules', 'rule.yaml'), rule(true));
@@ -146,7 +161,16 @@ test('kafka dead_letter_topic: dead-lettered, listed, shown, replayed once after
   const id = randomUUID().slice(0, 8);
   const dataTopic = `dlqt-data-${id}`;
   const letterTopic = `dlqt-letters-${id}`;
-  const kafka: KafkaConfig = { brokers, client_id: 'weir-dlqt-check', acks: -1, idempotent: true, compression: 'none', max_in_flight_requests: 5, timeout_ms: 5000, connection_timeout_ms: 3000 };
+  const kafka: KafkaConfig = {
+    brokers,
+    client_id: 'weir-dlqt-check',
+    acks: -1,
+    idempotent: true,
+    compression: 'none',
+    max_in_flight_requests: 5,
+    timeout_ms: 5000,
+    connection_timeout_ms: 3000,
+  };
   const records = (topic: string) => withKafkaAdmin(kafka, silentLogger, async (admin) => (await countTopic(admin, topic)).records);
   await scenario({
     sink: `    type: kafka
@@ -162,7 +186,9 @@ test('kafka dead_letter_topic: dead-lettered, listed, shown, replayed once after
     dataRecords: () => records(dataTopic),
     store: () => kafkaSink.letterStore!({ ...kafka, dead_letter_topic: letterTopic }, { name: 'events', log: silentLogger })!,
   });
-  const described = await withKafkaAdmin(kafka, silentLogger, (admin) => admin.describeConfigs({ resources: [{ type: 2, name: letterTopic, configNames: ['cleanup.policy'] }], includeSynonyms: false }));
+  const described = await withKafkaAdmin(kafka, silentLogger, (admin) =>
+    admin.describeConfigs({ resources: [{ type: 2, name: letterTopic, configNames: ['cleanup.policy'] }], includeSynonyms: false }),
+  );
   assert.equal(described.resources[0]!.configEntries[0]!.configValue, 'compact', 'weir created the dead-letter topic compacted');
 });
 
@@ -187,6 +213,10 @@ test('pulsar dead_letter_topic: dead-lettered, listed, shown, replayed once afte
     action: (fixed) => `    key: '\${device}-\${seq}'\n${fixed ? '' : "    event_time: '${at}'\n"}`,
     payload: (i, poisoned) => ({ seq: i, at: poisoned ? 'not a time' : 1733140000000 + i }),
     dataRecords: async () => (await countPulsarMessages(settings)).total,
-    store: () => pulsarSink.letterStore!(Value.Default(PulsarConfigSpec, { ...settings, dead_letter_topic: letterTopic }) as PulsarConfig, { name: 'events', log: silentLogger })!,
+    store: () =>
+      pulsarSink.letterStore!(Value.Default(PulsarConfigSpec, { ...settings, dead_letter_topic: letterTopic }) as PulsarConfig, {
+        name: 'events',
+        log: silentLogger,
+      })!,
   });
 });

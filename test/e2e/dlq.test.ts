@@ -38,7 +38,9 @@ async function start(clientId: string, ddl: string, deadLetter: string, rule: st
   return { mqttUrl, pgUrl, weir, cfg: join(weir.dir, 'weir.yaml') };
 }
 
-test('letters a table refused are replayed once the table is fixed: each stored exactly once, the ledger reconciles, a second replay sends nothing', { timeout: 120_000 }, async () => {
+test('letters a table refused are replayed once the table is fixed: each stored exactly once, the ledger reconciles, a second replay sends nothing', {
+  timeout: 120_000,
+}, async () => {
   const rule = `id: readings
 sql: SELECT clientid AS device_id, payload.seq AS seq, payload.temp AS temp FROM "dlq/+/reading"
 actions:
@@ -46,12 +48,16 @@ actions:
     table: readings
     columns: { device_id: '\${device_id}', seq: '\${seq}', temp: '\${temp}' }
 `;
-  const ddl = 'CREATE TABLE readings (device_id text NOT NULL, seq bigint NOT NULL, temp double precision CONSTRAINT plausible CHECK (temp < 50), PRIMARY KEY (device_id, seq))';
+  const ddl =
+    'CREATE TABLE readings (device_id text NOT NULL, seq bigint NOT NULL, temp double precision CONSTRAINT plausible CHECK (temp < 50), PRIMARY KEY (device_id, seq))';
   const { mqttUrl, pgUrl, weir, cfg } = await start('weir-dlq-pg', ddl, '{ sink: tsdb }', rule);
 
   // Every third reading is hotter than the CHECK allows: 20 of 60 rows are refused.
   const N = 60;
-  const messages = Array.from({ length: N }, (_, i) => ({ topic: `dlq/d${i % 4}/reading`, payload: JSON.stringify({ seq: i, temp: i % 3 === 0 ? 75.5 : 20 }) }));
+  const messages = Array.from({ length: N }, (_, i) => ({
+    topic: `dlq/d${i % 4}/reading`,
+    payload: JSON.stringify({ seq: i, temp: i % 3 === 0 ? 75.5 : 20 }),
+  }));
   await publish(mqttUrl, messages);
   await waitFor(async () => (await weir.metric('weir_ingest_acked_total')) >= N, 30_000, 'weir to ack every message');
   assert.equal(await weir.stop(), 0);
@@ -60,7 +66,10 @@ actions:
 
   const letters = await listed(cfg);
   assert.equal(letters.length, 20, 'one letter per refused row');
-  assert.ok(letters.every((l) => l.reason === 'rejected' && l.rule_id === 'readings' && l.sink === 'tsdb' && l.attempts === 1 && !l.replay), JSON.stringify(letters[0]));
+  assert.ok(
+    letters.every((l) => l.reason === 'rejected' && l.rule_id === 'readings' && l.sink === 'tsdb' && l.attempts === 1 && !l.replay),
+    JSON.stringify(letters[0]),
+  );
   assert.match(letters[0]!.error, /plausible/);
   const table = await dlq(cfg, 'list');
   assert.equal(table.code, 0);
@@ -72,7 +81,10 @@ actions:
   const dry = await dlq(cfg, 'replay', '--dry-run');
   assert.equal(dry.code, 0, dry.stderr);
   assert.match(dry.stdout, /^would replay 20 dead letters of table weir_dead_letter of sink tsdb \(dry run: nothing written\)\n/);
-  assert.ok((await listed(cfg)).every((l) => !l.replay), 'a dry run marks nothing');
+  assert.ok(
+    (await listed(cfg)).every((l) => !l.replay),
+    'a dry run marks nothing',
+  );
 
   // Replayed before the fix: each fails again, and is not lost: a new letter, attempt 2.
   const failing = await dlq(cfg, 'replay');
@@ -147,7 +159,12 @@ actions:
   assert.equal(await weir.stop(), 0);
 
   const letters = await listed(cfg);
-  assert.deepEqual(letters.map((l) => `${l.topic} ${l.reason}`).sort(), ['note/b rejected', 'note/c rejected', 'note/d invalid_payload', 'note/e invalid_payload']);
+  assert.deepEqual(letters.map((l) => `${l.topic} ${l.reason}`).sort(), [
+    'note/b rejected',
+    'note/c rejected',
+    'note/d invalid_payload',
+    'note/e invalid_payload',
+  ]);
   const binary = letters.find((l) => l.topic === 'note/e')!;
   const shown = await dlq(cfg, 'show', binary.id);
   assert.equal(shown.code, 0, shown.stderr);
@@ -176,7 +193,14 @@ actions:
   assert.match(purged.stdout, /^deleted 2 dead letters from file /);
   const left = await listed(cfg);
   assert.deepEqual(left.map((l) => l.topic).sort(), ['note/b', 'note/c']);
-  assert.deepEqual(left.map((l) => l.id).sort(), letters.filter((l) => l.reason === 'rejected').map((l) => l.id).sort(), 'ids survive a purge of other lines');
+  assert.deepEqual(
+    left.map((l) => l.id).sort(),
+    letters
+      .filter((l) => l.reason === 'rejected')
+      .map((l) => l.id)
+      .sort(),
+    'ids survive a purge of other lines',
+  );
 
   await query(pgUrl, 'ALTER TABLE notes ALTER COLUMN level TYPE integer');
   const replayed = await dlq(cfg, 'replay');

@@ -54,7 +54,9 @@ test('a member drained and removed under load: every message published during an
   assert.equal(await b.stop(), 0);
 });
 
-test('a member that stops without --drain keeps its session: its share of later messages waits for it (a restart loses nothing)', { timeout: 240_000 }, async () => {
+test('a member that stops without --drain keeps its session: its share of later messages waits for it (a restart loses nothing)', {
+  timeout: 240_000,
+}, async () => {
   const { mqttUrl, pgUrl, a, b } = await twoMembers('weir-nodrain', false);
   assert.equal(await a.stop(), 0);
   const N = 4_000;

@@ -51,7 +51,13 @@ ${e.extra ?? ''}`,
  */
 export async function endSessions(mqttUrl: string, clientId: string, connections = 2): Promise<void> {
   for (let i = 0; i < connections; i++) {
-    const c = await mqtt.connectAsync(mqttUrl, { clientId: `${clientId}-${i}`, clean: true, protocolVersion: 5, properties: { sessionExpiryInterval: 0 }, reconnectPeriod: 0 });
+    const c = await mqtt.connectAsync(mqttUrl, {
+      clientId: `${clientId}-${i}`,
+      clean: true,
+      protocolVersion: 5,
+      properties: { sessionExpiryInterval: 0 },
+      reconnectPeriod: 0,
+    });
     await c.endAsync();
   }
 }

@@ -28,7 +28,15 @@ after(async () => {
 function httpsGet(port: number, path: string, client = false): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = https.get(
-      { host: '127.0.0.1', port, path, agent: false, timeout: 5_000, ca: readFileSync(certs.cafile), ...(client ? { cert: readFileSync(certs.clientCertfile), key: readFileSync(certs.clientKeyfile) } : {}) },
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        agent: false,
+        timeout: 5_000,
+        ca: readFileSync(certs.cafile),
+        ...(client ? { cert: readFileSync(certs.clientCertfile), key: readFileSync(certs.clientKeyfile) } : {}),
+      },
       // No keep-alive agent (a pooled socket would outlive the test), and a bound on a stuck handshake.
       (res) => {
         let body = '';
@@ -50,7 +58,12 @@ function tlsConfig(base: string, tls: string): string {
 }
 
 function besideConfig(dir: string): void {
-  for (const [from, to] of [[certs.certfile, 'server.crt'], [certs.keyfile, 'server.key'], [certs.cafile, 'clients-ca.crt']] as const) copyFileSync(from, join(dir, to));
+  for (const [from, to] of [
+    [certs.certfile, 'server.crt'],
+    [certs.keyfile, 'server.key'],
+    [certs.cafile, 'clients-ca.crt'],
+  ] as const)
+    copyFileSync(from, join(dir, to));
 }
 
 async function weirWith(clientId: string, tls: string, client: boolean): Promise<WeirProcess> {
@@ -60,7 +73,10 @@ async function weirWith(clientId: string, tls: string, client: boolean): Promise
   const files = telemetryFiles({ mqttUrl, pgUrl, clientId });
   const dir = tempDir('weir-tls');
   besideConfig(dir);
-  const weir = await startWeir({ ...files, config: tlsConfig(files.config, tls) }, { dir, healthz: async (port) => (await httpsGet(port, '/healthz', client)).status === 200 });
+  const weir = await startWeir(
+    { ...files, config: tlsConfig(files.config, tls) },
+    { dir, healthz: async (port) => (await httpsGet(port, '/healthz', client)).status === 200 },
+  );
   running.push(weir);
   return weir;
 }
@@ -91,7 +107,9 @@ test('http.tls.client_ca_file: a client certificate the CA signed is required', 
   running.splice(running.indexOf(weir), 1);
 });
 
-test('http.tls files are checked by weir check and weir run: a missing file and a key of another certificate at weir.yaml:line:col', { timeout: 60_000 }, async () => {
+test('http.tls files are checked by weir check and weir run: a missing file and a key of another certificate at weir.yaml:line:col', {
+  timeout: 60_000,
+}, async () => {
   const base = `
 broker:
   url: mqtt://127.0.0.1:1
@@ -102,7 +120,11 @@ sinks:
 http: { host: 127.0.0.1, port: {{HTTP_PORT}} }
 `;
   const rule = 'id: r1\nsql: SELECT payload.t AS t FROM "d/+"\nactions:\n  - sink: db\n    table: t\n    columns: { t: \'${t}\' }\n';
-  const dir = writeWeirFiles({ config: tlsConfig(base, '    cert_file: server.crt\n    key_file: server.key\n    client_ca_file: nope/ca.crt\n'), rules: { 'r1.yaml': rule } }, 0, tempDir('tls-check'));
+  const dir = writeWeirFiles(
+    { config: tlsConfig(base, '    cert_file: server.crt\n    key_file: server.key\n    client_ca_file: nope/ca.crt\n'), rules: { 'r1.yaml': rule } },
+    0,
+    tempDir('tls-check'),
+  );
   besideConfig(dir);
   const file = join(dir, 'weir.yaml');
   for (const cmd of ['check', 'run']) {
@@ -112,13 +134,25 @@ http: { host: 127.0.0.1, port: {{HTTP_PORT}} }
     assert.doesNotMatch(r.stderr, /\n\s+at /, `${cmd}: no stack trace`);
   }
   // The client's key with the server's certificate: named at key_file.
-  const wrong = writeWeirFiles({ config: tlsConfig(base, `    cert_file: server.crt\n    key_file: ${certs.clientKeyfile}\n`), rules: { 'r1.yaml': rule } }, 0, tempDir('tls-check'));
+  const wrong = writeWeirFiles(
+    { config: tlsConfig(base, `    cert_file: server.crt\n    key_file: ${certs.clientKeyfile}\n`), rules: { 'r1.yaml': rule } },
+    0,
+    tempDir('tls-check'),
+  );
   besideConfig(wrong);
   const r = await runCli(['check', '-c', join(wrong, 'weir.yaml')]);
   assert.notEqual(r.code, 0);
-  assert.match(r.stderr, /weir\.yaml:13:15: http\.tls\.key_file: the key in .*client\.key is not the private key of the certificate in .*server\.crt/, r.stderr);
+  assert.match(
+    r.stderr,
+    /weir\.yaml:13:15: http\.tls\.key_file: the key in .*client\.key is not the private key of the certificate in .*server\.crt/,
+    r.stderr,
+  );
   // A certificate that is no PEM at all.
-  const garbage = writeWeirFiles({ config: tlsConfig(base, '    cert_file: weir.yaml\n    key_file: server.key\n'), rules: { 'r1.yaml': rule } }, 0, tempDir('tls-check'));
+  const garbage = writeWeirFiles(
+    { config: tlsConfig(base, '    cert_file: weir.yaml\n    key_file: server.key\n'), rules: { 'r1.yaml': rule } },
+    0,
+    tempDir('tls-check'),
+  );
   besideConfig(garbage);
   const g = await runCli(['check', '-c', join(garbage, 'weir.yaml')]);
   assert.match(g.stderr, /weir\.yaml:12:16: http\.tls\.cert_file: .*weir\.yaml is not a PEM certificate/, g.stderr);

@@ -31,13 +31,25 @@ test('weir migrate applies each migration once and records it (plain PostgreSQL)
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, /applied nothing new; 4 already applied/);
   const versions = await query<{ version: number }>(pgUrl, 'SELECT version FROM weir_migrations ORDER BY version');
-  assert.deepEqual(versions.map((v) => v.version), [1, 2, 3, 4]);
+  assert.deepEqual(
+    versions.map((v) => v.version),
+    [1, 2, 3, 4],
+  );
   // 004 adds the replay columns only where missing: run again (a table made by hand), it changes nothing.
   await query(pgUrl, readFileSync(join(ROOT, 'migrations/004_dead_letter_replay.sql'), 'utf8'));
-  const cols = await query<{ column_name: string }>(pgUrl, "SELECT column_name FROM information_schema.columns WHERE table_name = 'weir_dead_letter' AND column_name IN ('attempts', 'replay_of', 'replayed_at', 'replay_outcome', 'replay_note') ORDER BY 1");
-  assert.deepEqual(cols.map((c) => c.column_name), ['attempts', 'replay_note', 'replay_of', 'replay_outcome', 'replayed_at']);
+  const cols = await query<{ column_name: string }>(
+    pgUrl,
+    "SELECT column_name FROM information_schema.columns WHERE table_name = 'weir_dead_letter' AND column_name IN ('attempts', 'replay_of', 'replayed_at', 'replay_outcome', 'replay_note') ORDER BY 1",
+  );
+  assert.deepEqual(
+    cols.map((c) => c.column_name),
+    ['attempts', 'replay_note', 'replay_of', 'replay_outcome', 'replayed_at'],
+  );
   const idx = await query<{ indexname: string }>(pgUrl, "SELECT indexname FROM pg_indexes WHERE tablename = 'telemetry' ORDER BY indexname");
-  assert.deepEqual(idx.map((i) => i.indexname), ['telemetry_pkey', 'telemetry_ts']);
+  assert.deepEqual(
+    idx.map((i) => i.indexname),
+    ['telemetry_pkey', 'telemetry_ts'],
+  );
   assert.ok(!first.stdout.includes('password'), 'no credentials echoed');
 });
 

@@ -17,7 +17,16 @@ after(async () => {
 
 async function run(weir: WeirProcess, mqttUrl: string, pgUrl: string, n: number, pubOpts: { username?: string; password?: string; ca?: string } = {}) {
   await waitFor(() => weir.ready(), 20_000, 'weir ready');
-  const pub = await publishLoad({ url: mqttUrl, clients: 2, devices: 50, size: 200, qos: 1, limit: n, clientIdPrefix: `opt-pub-${Date.now()}`, connectOptions: pubOpts });
+  const pub = await publishLoad({
+    url: mqttUrl,
+    clients: 2,
+    devices: 50,
+    size: 200,
+    qos: 1,
+    limit: n,
+    clientIdPrefix: `opt-pub-${Date.now()}`,
+    connectOptions: pubOpts,
+  });
   assert.equal(pub.acked, n);
   await waitFor(async () => (await countRows(pgUrl)) >= n, 60_000, `${n} rows`);
   assert.equal(await countRows(pgUrl), n);

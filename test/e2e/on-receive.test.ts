@@ -16,7 +16,9 @@ after(async () => {
   if (mqttUrlUsed) await endSessions(mqttUrlUsed, 'weir-on-receive', 1);
 });
 
-test('ack: on_receive with the sink unreachable: reading pauses at max_unacked; what was read is acked, the rest stays queued at the broker', { timeout: 120_000 }, async () => {
+test('ack: on_receive with the sink unreachable: reading pauses at max_unacked; what was read is acked, the rest stays queued at the broker', {
+  timeout: 120_000,
+}, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
   mqttUrlUsed = mqttUrl;
   const deadPort = await freePort();

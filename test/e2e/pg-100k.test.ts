@@ -18,7 +18,9 @@ after(async () => {
   if (mqttUrlUsed) await endSessions(mqttUrlUsed, 'weir-100k');
 });
 
-test('100,000 QoS 1 messages from 1,000 device topics become exactly 100,000 rows, every counter agrees, and the identities hold at every scrape', { timeout: 240_000 }, async () => {
+test('100,000 QoS 1 messages from 1,000 device topics become exactly 100,000 rows, every counter agrees, and the identities hold at every scrape', {
+  timeout: 240_000,
+}, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
   mqttUrlUsed = mqttUrl;
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
@@ -67,13 +69,21 @@ test('100,000 QoS 1 messages from 1,000 device topics become exactly 100,000 row
   assert.equal(Number(ledger!.n), N, 'the ledger counted every committed row');
   const [dl] = await query<{ n: string }>(pgUrl, 'SELECT count(*) AS n FROM weir_dead_letter');
   assert.equal(Number(dl!.n), 0);
-  const rules = (await (await fetch(`http://127.0.0.1:${weir.httpPort}/rules`)).json()) as Array<{ id: string; state: string; sql: string; counters: Record<string, number> }>;
+  const rules = (await (await fetch(`http://127.0.0.1:${weir.httpPort}/rules`)).json()) as Array<{
+    id: string;
+    state: string;
+    sql: string;
+    counters: Record<string, number>;
+  }>;
   assert.equal(rules[0]!.id, 'telemetry_to_tsdb');
   assert.equal(rules[0]!.state, 'running');
   assert.match(rules[0]!.sql, /FROM "device\/\+\/telemetry"/);
   assert.deepEqual([rules[0]!.counters.matched, rules[0]!.counters.passed, rules[0]!.counters.actionsSuccess], [N, N, N]);
   const sinks = (await (await fetch(`http://127.0.0.1:${weir.httpPort}/sinks`)).json()) as Array<{ name: string; type: string; up: boolean }>;
-  assert.deepEqual(sinks.map((x) => [x.name, x.type, x.up]), [['tsdb', 'postgres', true]]);
+  assert.deepEqual(
+    sinks.map((x) => [x.name, x.type, x.up]),
+    [['tsdb', 'postgres', true]],
+  );
   const stopAt = Date.now();
   assert.equal(await weir.stop(), 0, 'clean exit on SIGTERM');
   // Nothing is in flight: shutdown must not wait out its grace period (a leaked timer once did).

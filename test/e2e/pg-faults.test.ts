@@ -83,7 +83,11 @@ test('PostgreSQL stopped for 30 s mid-stream: nothing lost, no crash, retries co
   // A steady stream (not a burst) so that the outage falls in its middle.
   const publishing = publishLoad({ url: mqttUrl, clients: 4, devices: 200, size: 200, qos: 1, limit: N, intervalMs: 2, clientIdPrefix: 'pgdown-pub' });
   await waitFor(async () => (await countRows(pgUrl)) > 2_000, 60_000, 'some rows stored');
-  await takeDown(weir, server, { ms: 30_000, notReadyMs: 15_000, whileDown: async () => assert.deepEqual(identityViolations(await weir.metrics()), [], 'the identities hold while the sink is down') });
+  await takeDown(weir, server, {
+    ms: 30_000,
+    notReadyMs: 15_000,
+    whileDown: async () => assert.deepEqual(identityViolations(await weir.metrics()), [], 'the identities hold while the sink is down'),
+  });
   await server.start();
   await publishing;
   await waitFor(async () => (await distinctSamples(pgUrl)) >= N, 120_000, `all ${N} samples stored`);
@@ -139,7 +143,10 @@ test('bad input mixed into good traffic: good rows land, each bad message is dea
 
   await waitFor(async () => (await weir.metric('weir_ingest_acked_total')) >= N, 120_000, 'every message acked');
   assert.equal(await countRows(pgUrl), N - bad, 'every good message is a row');
-  const reasons = await query<{ reason: string; n: string; err: string }>(pgUrl, 'SELECT reason, count(*) AS n, min(error) AS err FROM weir_dead_letter GROUP BY reason ORDER BY reason');
+  const reasons = await query<{ reason: string; n: string; err: string }>(
+    pgUrl,
+    'SELECT reason, count(*) AS n, min(error) AS err FROM weir_dead_letter GROUP BY reason ORDER BY reason',
+  );
   const byReason = Object.fromEntries(reasons.map((r) => [r.reason, Number(r.n)]));
   assert.deepEqual(byReason, { invalid_payload: kinds.notJson, payload_too_large: kinds.huge, rejected: kinds.badValue });
   const rejected = reasons.find((r) => r.reason === 'rejected')!;
@@ -161,7 +168,12 @@ test('bad input mixed into good traffic: good rows land, each bad message is dea
   assert.deepEqual(identityViolations(await weir.metrics()), []);
   const rec = await reconcile(weir);
   assert.equal(rec.code, 0, `${rec.stdout}${rec.stderr}`);
-  assert.match(rec.stdout, new RegExp(`telemetry_to_tsdb +tsdb +telemetry +${N - kinds.huge} +${N - kinds.huge - kinds.notJson} +${kinds.notJson} +${N - bad} +${bad} +${N - bad} +${N - bad} +0\n`));
+  assert.match(
+    rec.stdout,
+    new RegExp(
+      `telemetry_to_tsdb +tsdb +telemetry +${N - kinds.huge} +${N - kinds.huge - kinds.notJson} +${kinds.notJson} +${N - bad} +${bad} +${N - bad} +${N - bad} +0\n`,
+    ),
+  );
   // One row gone behind weir's back: reconcile must say so, name the rule and the difference.
   await query(pgUrl, 'DELETE FROM telemetry WHERE ctid = (SELECT ctid FROM telemetry LIMIT 1)');
   const broken = await reconcile(weir);

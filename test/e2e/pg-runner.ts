@@ -37,7 +37,14 @@ export async function startPgRunner(url: string, o: { insertMode: 'unnest' | 'va
   };
   const cfg = { name: 'tsdb', batch: { max_items: 100, max_bytes: 1 << 20, max_delay_ms: 60_000 }, retry, max_in_flight: 1, settings } as unknown as SinkConfig;
   const sink = new PostgresSink(settings, { name: 'tsdb', log: silentLogger, instance: o.instance });
-  const dlq = new DeadLetterQueue(sinkDeadLetterWriter(sink as unknown as Sink), retry, metrics, silentLogger, stop.signal, join(tempDir(o.instance), 'fallback.jsonl'));
+  const dlq = new DeadLetterQueue(
+    sinkDeadLetterWriter(sink as unknown as Sink),
+    retry,
+    metrics,
+    silentLogger,
+    stop.signal,
+    join(tempDir(o.instance), 'fallback.jsonl'),
+  );
   const runner = new SinkRunner(cfg, sink as unknown as Sink, dlq, metrics, silentLogger, stop.signal);
   await runner.connect();
   return {

@@ -64,7 +64,9 @@ const STORED = [
 ];
 
 for (const mode of ['unnest', 'values'] as const) {
-  test(`${mode}: a value too long or out of precision for its column is dead-lettered with the server's reason, not cut to fit; the rest of the batch is stored exactly`, { timeout: 60_000 }, async () => {
+  test(`${mode}: a value too long or out of precision for its column is dead-lettered with the server's reason, not cut to fit; the rest of the batch is stored exactly`, {
+    timeout: 60_000,
+  }, async () => {
     const url = await freshDatabase((await sharedPostgres()).url);
     await migrate(url, join(ROOT, 'migrations'));
     await query(url, SCHEMA);
@@ -85,7 +87,10 @@ for (const mode of ['unnest', 'values'] as const) {
         'SELECT topic, reason, error, record FROM weir_dead_letter ORDER BY id',
       );
       const byId = new Map(letters.map((l) => [Number(l.topic.slice(2)), l]));
-      assert.deepEqual([...byId.keys()].sort((a, b) => a - b), Object.keys(REFUSED).map(Number));
+      assert.deepEqual(
+        [...byId.keys()].sort((a, b) => a - b),
+        Object.keys(REFUSED).map(Number),
+      );
       assert.equal(letters.length, byId.size, 'one letter per refused row');
       for (const [id, why] of Object.entries(REFUSED)) {
         const l = byId.get(Number(id))!;
@@ -99,7 +104,10 @@ for (const mode of ['unnest', 'values'] as const) {
       const [ledger] = await query<{ rows: string }>(url, 'SELECT sum(rows)::text AS rows FROM weir_ledger');
       assert.equal(ledger!.rows, String(STORED.length));
       const text = await pg.metrics.registry.getSingleMetricAsString('weir_sink_retried_total');
-      const retried = text.split('\n').filter((l) => l && !l.startsWith('#')).reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+      const retried = text
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
       assert.equal(retried, 0, 'a refused row is not retried');
     } finally {
       await pg.close();

@@ -24,7 +24,12 @@ after(async () => {
 });
 
 const MAX_PAYLOAD = 64 * 1024;
-const OVERSIZE: HostileKind = { name: 'oversize payload', end: 'dead_lettered', reason: 'payload_too_large', payload: (d, s, t) => oversizePayload(d, s, t, MAX_PAYLOAD) };
+const OVERSIZE: HostileKind = {
+  name: 'oversize payload',
+  end: 'dead_lettered',
+  reason: 'payload_too_large',
+  payload: (d, s, t) => oversizePayload(d, s, t, MAX_PAYLOAD),
+};
 
 interface Sent {
   kind: HostileKind;
@@ -80,7 +85,12 @@ async function run(name: string, kinds: readonly HostileKind[], n: number, every
   const stored = new Set(rows.map((r) => `${r.device_id}/${r.seq}`));
   const deadLetters = await query<Accounting['deadLetters'][number]>(pgUrl, 'SELECT topic, payload, reason, record, error FROM weir_dead_letter');
   const fallbackFile = join(weir.dir, 'weir-dead-letter-fallback.jsonl');
-  const fallbackLines = existsSync(fallbackFile) ? readFileSync(fallbackFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { topic: string; payload_base64: string }) : [];
+  const fallbackLines = existsSync(fallbackFile)
+    ? readFileSync(fallbackFile, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { topic: string; payload_base64: string })
+    : [];
   const hostile = new Set(sent.map((s) => `${s.device}/${s.seq}`));
   const ends = sent.map((s) => {
     const topic = `device/${s.device}/telemetry`;
@@ -98,8 +108,11 @@ test('every hostile payload is stored or dead-lettered with its reason, byte for
   const kinds = [...HOSTILE, OVERSIZE];
   const a = await run('kinds', kinds, 8_000, 40);
   assert.ok(a.sent.length >= kinds.length * 3, `each kind sent several times (${a.sent.length} hostile messages)`);
-  const expected = (k: HostileKind, got: string) => (k.end === 'either' ? got !== 'lost' : k.end === 'stored' ? got === 'stored' : got === (k.reason ?? got) && got !== 'stored' && got !== 'lost');
-  const wrong = a.sent.map((s, i) => ({ kind: s.kind.name, expected: s.kind.reason ?? s.kind.end, got: a.ends[i]! })).filter((w, i) => !expected(a.sent[i]!.kind, w.got));
+  const expected = (k: HostileKind, got: string) =>
+    k.end === 'either' ? got !== 'lost' : k.end === 'stored' ? got === 'stored' : got === (k.reason ?? got) && got !== 'stored' && got !== 'lost';
+  const wrong = a.sent
+    .map((s, i) => ({ kind: s.kind.name, expected: s.kind.reason ?? s.kind.end, got: a.ends[i]! }))
+    .filter((w, i) => !expected(a.sent[i]!.kind, w.got));
   assert.deepEqual(wrong, [], 'each kind ends as expected');
   assert.equal(a.goodStored, a.goodPublished, 'every good message is stored, those after the hostile ones too');
   assert.equal(a.rows + a.deadLetters.length + a.fallback, 8_000, 'each message is exactly one row or one dead letter');

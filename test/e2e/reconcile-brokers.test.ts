@@ -20,7 +20,7 @@ after(async () => {
   if (mqttUrlUsed) await endSessions(mqttUrlUsed, 'weir-rec-brokers');
 });
 
-test('Kafka and Pulsar: reconcile reports 0 difference after a run, and names a record written behind weir\'s back', { timeout: 240_000 }, async () => {
+test("Kafka and Pulsar: reconcile reports 0 difference after a run, and names a record written behind weir's back", { timeout: 240_000 }, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
   mqttUrlUsed = mqttUrl;
   const { brokers } = await sharedKafka();

@@ -70,7 +70,10 @@ test('a rejected rule edit is counted and shown on /rules until a reload succeed
   await waitFor(() => count('"rules reloaded"') >= 1, 10_000, 'the fix to be loaded');
   await settle();
   const fixed = await rules();
-  assert.deepEqual(fixed.map((r) => [r.id, r.state, r.reload_error]), [['telemetry_to_tsdb', 'running', undefined]]);
+  assert.deepEqual(
+    fixed.map((r) => [r.id, r.state, r.reload_error]),
+    [['telemetry_to_tsdb', 'running', undefined]],
+  );
   assert.equal(await failures(), 2, 'a counter: the failures stay counted');
   assert.equal(await w.stop(), 0);
   weir = undefined;

@@ -13,7 +13,10 @@ import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
 import { countRows, endSessions, query, telemetryFiles } from './fixtures.js';
 
-function rule(columns: string[], sql = 'SELECT payload.ts AS ts, clientid AS device_id, payload.seq AS seq, payload.temp AS temp, payload.hum AS humidity FROM "device/+/telemetry"'): string {
+function rule(
+  columns: string[],
+  sql = 'SELECT payload.ts AS ts, clientid AS device_id, payload.seq AS seq, payload.temp AS temp, payload.hum AS humidity FROM "device/+/telemetry"',
+): string {
   return `id: telemetry_to_tsdb
 sql: |
   ${sql}
@@ -32,7 +35,9 @@ after(async () => {
   if (mqttUrlUsed) await endSessions(mqttUrlUsed, 'weir-reload');
 });
 
-test('rules edited during a run: a field added, a broken edit rejected with line and column, a fix; nothing lost or stored twice', { timeout: 240_000 }, async () => {
+test('rules edited during a run: a field added, a broken edit rejected with line and column, a fix; nothing lost or stored twice', {
+  timeout: 240_000,
+}, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
   mqttUrlUsed = mqttUrl;
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
@@ -41,7 +46,11 @@ test('rules edited during a run: a field added, a broken edit rejected with line
   weir = await startWeir({ ...files, rules: { 'telemetry.yaml': rule(base) } });
   await waitFor(() => weir!.ready(), 20_000, 'weir ready');
   const ruleFile = join(weir.dir, 'rules', 'telemetry.yaml');
-  const reloads = () => weir!.log().split('\n').filter((l) => l.includes('"rules reloaded"')).length;
+  const reloads = () =>
+    weir!
+      .log()
+      .split('\n')
+      .filter((l) => l.includes('"rules reloaded"')).length;
 
   const N = 30_000;
   // No ON CONFLICT in these rules: a message stored twice would be a primary-key violation,
@@ -55,12 +64,20 @@ test('rules edited during a run: a field added, a broken edit rejected with line
 
   writeFileSync(ruleFile, rule([...base, 'humidity'], 'SELECT payload.ts AS ts,, clientid AS device_id FROM "device/+/telemetry"'));
   await waitFor(() => weir!.log().includes('rule rejected'), 20_000, 'the broken edit to be rejected');
-  const rejected = weir.log().split('\n').find((l) => l.includes('rule rejected'))!;
+  const rejected = weir
+    .log()
+    .split('\n')
+    .find((l) => l.includes('rule rejected'))!;
   assert.match(rejected, /telemetry\.yaml:3:\d+: sql: /, 'the rejection names file, line and column');
   const rowsAtBreak = await countRows(pgUrl);
   await waitFor(async () => (await countRows(pgUrl)) > rowsAtBreak + 2_000, 60_000, 'the running rule to keep storing after the broken edit');
 
-  writeFileSync(ruleFile, rule([...base, 'humidity']).replace('payload.hum AS humidity', 'payload.hum AS humidity, payload.location AS location').replace('      humidity: ${humidity}', '      humidity: ${humidity}\n      location: ${location}'));
+  writeFileSync(
+    ruleFile,
+    rule([...base, 'humidity'])
+      .replace('payload.hum AS humidity', 'payload.hum AS humidity, payload.location AS location')
+      .replace('      humidity: ${humidity}', '      humidity: ${humidity}\n      location: ${location}'),
+  );
   await waitFor(() => reloads() >= 2, 20_000, 'the fix to be loaded');
 
   const pub = await publishing;

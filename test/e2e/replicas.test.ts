@@ -39,14 +39,26 @@ test('two replicas, 100,000 messages, one restarted mid-run: weir reconcile acro
   await waitFor(async () => (await countRows(pgUrl)) >= N, 180_000, `${N} rows`);
   await waitFor(async () => (await a.metric('weir_ingest_unacked')) + (await b2.metric('weir_ingest_unacked')) === 0, 30_000, 'everything acked');
 
-  const rec = await runCli(['reconcile', '-c', join(a.dir, 'weir.yaml'), '-m', `http://127.0.0.1:${a.httpPort}/metrics`, '-m', `http://127.0.0.1:${b2.httpPort}/metrics`, '--json']);
+  const rec = await runCli([
+    'reconcile',
+    '-c',
+    join(a.dir, 'weir.yaml'),
+    '-m',
+    `http://127.0.0.1:${a.httpPort}/metrics`,
+    '-m',
+    `http://127.0.0.1:${b2.httpPort}/metrics`,
+    '--json',
+  ]);
   assert.equal(rec.code, 0, `${rec.stdout}${rec.stderr}`);
-  const report = JSON.parse(rec.stdout) as { ok: boolean; lines: Array<{ rule: string; weirCount: number; sinkCount: number; difference: number; success: number }> };
+  const report = JSON.parse(rec.stdout) as {
+    ok: boolean;
+    lines: Array<{ rule: string; weirCount: number; sinkCount: number; difference: number; success: number }>;
+  };
   const line = report.lines.find((l) => l.rule === 'telemetry_to_tsdb')!;
   assert.equal(line.sinkCount, N);
   assert.equal(line.weirCount, N, 'the ledger covers both replicas and the restart');
   assert.equal(line.difference, 0);
-  assert.ok(line.success < N, 'the restarted replica\'s counters began again: only the ledger spans its restart');
+  assert.ok(line.success < N, "the restarted replica's counters began again: only the ledger spans its restart");
   assert.equal(await a.stop(), 0);
   assert.equal(await b2.stop(), 0);
 });

@@ -61,7 +61,15 @@ actions:
 `;
   weir = await startWeir(
     { config, rules: { 'fanout.yaml': rule } },
-    { env: { T_MQTT_PASSWORD: SECRETS.mqtt, T_PG_PASSWORD: SECRETS.pg, T_KAFKA_PASSWORD: SECRETS.kafka, T_PULSAR_TOKEN: SECRETS.pulsar, WEIR_LOG_LEVEL: 'debug' } },
+    {
+      env: {
+        T_MQTT_PASSWORD: SECRETS.mqtt,
+        T_PG_PASSWORD: SECRETS.pg,
+        T_KAFKA_PASSWORD: SECRETS.kafka,
+        T_PULSAR_TOKEN: SECRETS.pulsar,
+        WEIR_LOG_LEVEL: 'debug',
+      },
+    },
   );
   await waitFor(async () => (await weir!.metric('weir_ingest_connected')) === 2, 20_000, 'connected to the broker with the password');
   await publishLoad({ url: mq.url, clients: 1, devices: 5, size: 100, qos: 1, limit: 20, connectOptions: { username: 'weir', password: SECRETS.mqtt } });

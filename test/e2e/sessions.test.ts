@@ -45,7 +45,9 @@ async function runAndStop(files: WeirFiles, args: string[] = []): Promise<string
   return weir.log();
 }
 
-test('broker.client_id left out of weir.yaml: a warning names the share group, the session and the client ids; written out, none', { timeout: 60_000 }, async () => {
+test('broker.client_id left out of weir.yaml: a warning names the share group, the session and the client ids; written out, none', {
+  timeout: 60_000,
+}, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
   sessions.push([mqttUrl, 'weir']);
   const explicit = await brokerOnly(mqttUrl, 'weir', 'weir-sessions-default');
@@ -62,7 +64,7 @@ test('broker.client_id left out of weir.yaml: a warning names the share group, t
   assert.deepEqual(line.client_ids, ['weir-0', 'weir-1']);
 
   const quiet = await runAndStop(explicit);
-  assert.doesNotMatch(quiet, /client_id is not set/, 'the same id written in weir.yaml is the operator\'s choice');
+  assert.doesNotMatch(quiet, /client_id is not set/, "the same id written in weir.yaml is the operator's choice");
 });
 
 test('weir run --transient leaves no session at the broker; a default run leaves one', { timeout: 60_000 }, async () => {

@@ -104,7 +104,9 @@ test('a typo in the database name: an error names the sink and says there is no 
   running.pop();
 });
 
-test('a rule mapping into a missing column: a schema error on the log, /sinks and /readyz; the messages held, all stored once the column is added', { timeout: 120_000 }, async () => {
+test('a rule mapping into a missing column: a schema error on the log, /sinks and /readyz; the messages held, all stored once the column is added', {
+  timeout: 120_000,
+}, async () => {
   const { url: mqttUrl } = await sharedMosquitto();
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
   sessions.push([mqttUrl, 'weir-schema']);
@@ -147,7 +149,10 @@ test('a rule mapping into a missing column: a schema error on the log, /sinks an
   await query(pgUrl, 'ALTER TABLE telemetry ADD COLUMN site bigint');
   const fixedAt = Date.now();
   await waitFor(async () => (await countRows(pgUrl)) >= N, 60_000, `all ${N} held messages stored`);
-  const [r] = await query<{ n: string; sited: string }>(pgUrl, 'SELECT count(DISTINCT (device_id, seq)) AS n, count(*) FILTER (WHERE site = seq) AS sited FROM telemetry');
+  const [r] = await query<{ n: string; sited: string }>(
+    pgUrl,
+    'SELECT count(DISTINCT (device_id, seq)) AS n, count(*) FILTER (WHERE site = seq) AS sited FROM telemetry',
+  );
   assert.equal(Number(r!.n), N, 'every message stored once');
   assert.equal(Number(r!.sited), N, 'into the new column');
   assert.ok(Date.now() - fixedAt < 40_000, 'resumed within the fatal backoff (≤ 30 s + jitter)');

@@ -15,7 +15,19 @@ test('weir demo: editing a rule file reloads the rules, and the rows stored afte
   copyFileSync(join(ROOT, 'weir.yaml'), join(dir, 'weir.yaml'));
   cpSync(join(ROOT, 'rules'), join(dir, 'rules'), { recursive: true });
   const ruleFile = join(dir, 'rules/telemetry.yaml');
-  const demo = spawnDemo(process.execPath, ['--import', 'tsx', 'src/cli/demo.ts', '--config', join(dir, 'weir.yaml'), '--http-port', '0', '--devices', '5', '--interval-ms', '100']);
+  const demo = spawnDemo(process.execPath, [
+    '--import',
+    'tsx',
+    'src/cli/demo.ts',
+    '--config',
+    join(dir, 'weir.yaml'),
+    '--http-port',
+    '0',
+    '--devices',
+    '5',
+    '--interval-ms',
+    '100',
+  ]);
   const { child, exited } = demo;
   const show = () => `\nstdout:\n${demo.out()}\nstderr:\n${demo.err()}`;
   const until = async (what: string, ok: () => boolean | Promise<boolean>, ms: number) => {

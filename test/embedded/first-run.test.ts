@@ -30,7 +30,10 @@ test('npm run demo: rows stored within 60 s, Ctrl-C stops it cleanly', { timeout
     process.stdout.write(`# first rows stored ${((Date.now() - started) / 1000).toFixed(1)} s after npm run demo\n`);
     // The /metrics it points at is live and counts what was stored.
     const metrics = await (await fetch(metricsUrl!)).text();
-    const success = metrics.split('\n').filter((l) => l.startsWith('weir_sink_success_total')).reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    const success = metrics
+      .split('\n')
+      .filter((l) => l.startsWith('weir_sink_success_total'))
+      .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
     assert.ok(success > 0, `weir_sink_success_total is 0 at ${metricsUrl}`);
   } finally {
     if (child.exitCode === null) process.kill(-child.pid!, 'SIGINT');

@@ -19,7 +19,9 @@ for (const s of SCENARIOS) {
     const services = { mqttUrl: (await sharedMosquitto()).url, pgUrl: (await sharedPostgres()).url };
     const o = await runScenario(s, services, { log: (line) => t.diagnostic(line) });
     rows.push(rowOf(s, o));
-    t.diagnostic(`published ${o.published}, stored ${o.stored}, dead-lettered ${o.deadLettered}, lost ${o.lost}, duplicates ${o.duplicates}, reconcile exit ${o.reconcile.code}, peak RSS ${o.peakRssMb} MB, ${o.seconds} s`);
+    t.diagnostic(
+      `published ${o.published}, stored ${o.stored}, dead-lettered ${o.deadLettered}, lost ${o.lost}, duplicates ${o.duplicates}, reconcile exit ${o.reconcile.code}, peak RSS ${o.peakRssMb} MB, ${o.seconds} s`,
+    );
     s.check(o);
   });
 }

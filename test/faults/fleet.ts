@@ -65,10 +65,14 @@ export class Fleet {
   }
 
   async ready(m: Member, timeoutMs = 60_000): Promise<void> {
-    await waitFor(async () => {
-      if (!alive(m.weir)) throw new Error(`weir ${m.clientId} exited:\n${m.weir.svc.tail()}`);
-      return m.weir.ready();
-    }, timeoutMs, `weir ${m.clientId} ready`);
+    await waitFor(
+      async () => {
+        if (!alive(m.weir)) throw new Error(`weir ${m.clientId} exited:\n${m.weir.svc.tail()}`);
+        return m.weir.ready();
+      },
+      timeoutMs,
+      `weir ${m.clientId} ready`,
+    );
   }
 
   /** Signals the member's process and waits for it to exit; resolves with its exit code. */
@@ -100,7 +104,12 @@ export class Fleet {
 
   /** Lines of every member's logs (the current process's directory keeps all of its runs). */
   logLines(match: string): string[] {
-    return this.members.flatMap((m) => m.weir.log().split('\n').filter((l) => l.includes(match)));
+    return this.members.flatMap((m) =>
+      m.weir
+        .log()
+        .split('\n')
+        .filter((l) => l.includes(match)),
+    );
   }
 
   fallbackFiles(): string[] {

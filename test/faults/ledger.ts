@@ -97,7 +97,10 @@ export class Ledger {
     const storedIds = new Set<string>();
     let rows = 0;
     let strays = 0;
-    const stored = await rowsOf<{ device_id: string; seq: string; n: number }>(pgUrl, 'SELECT device_id, seq::text AS seq, count(*)::int AS n FROM telemetry GROUP BY 1, 2');
+    const stored = await rowsOf<{ device_id: string; seq: string; n: number }>(
+      pgUrl,
+      'SELECT device_id, seq::text AS seq, count(*)::int AS n FROM telemetry GROUP BY 1, 2',
+    );
     for (const r of stored) {
       const id = idOf(r.device_id, r.seq);
       rows += r.n;
@@ -122,7 +125,13 @@ export class Ledger {
         const l = JSON.parse(line) as { topic: string; reason: string; payload_base64: string };
         const payload = Buffer.from(l.payload_base64, 'base64');
         fallback++;
-        letters.push({ device: l.topic.split('/')[1] ?? '', reason: l.reason, h: md5(payload), seq: SEQ_IN_PAYLOAD.exec(payload.subarray(0, 160).toString('latin1'))?.[1] ?? null, n: 1 });
+        letters.push({
+          device: l.topic.split('/')[1] ?? '',
+          reason: l.reason,
+          h: md5(payload),
+          seq: SEQ_IN_PAYLOAD.exec(payload.subarray(0, 160).toString('latin1'))?.[1] ?? null,
+          n: 1,
+        });
       }
     }
 

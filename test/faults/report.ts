@@ -39,7 +39,9 @@ export function table(rows: Row[]): string {
   const cells = rows.map((row) => {
     const r = row.result;
     if (!r) return [row.scenario, row.broker, '-', '-', '-', '-', '-', '-', '-', '-', row.verdict];
-    return [r.scenario, r.broker, r.published, r.stored, r.deadLettered, r.lost, r.duplicates, reconcileText(r), r.peakRssMb, r.seconds, row.verdict].map(String);
+    return [r.scenario, r.broker, r.published, r.stored, r.deadLettered, r.lost, r.duplicates, reconcileText(r), r.peakRssMb, r.seconds, row.verdict].map(
+      String,
+    );
   });
   const line = (c: string[]) => `| ${c.map((x) => x.replaceAll('|', '\\|')).join(' | ')} |`;
   return [line(HEAD), `|${HEAD.map((_, i) => (i >= 2 && i <= 9 && i !== 7 ? ' ---: ' : ' --- ')).join('|')}|`, ...cells.map(line)].join('\n');

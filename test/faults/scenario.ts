@@ -124,7 +124,10 @@ async function settle(pgUrl: string, fleet: Fleet, published: () => number, time
   let since = Date.now();
   let accountedOnce = false;
   for (;;) {
-    const [c] = await query<{ s: string; d: string }>(pgUrl, 'SELECT (SELECT count(DISTINCT (device_id, seq)) FROM telemetry) AS s, (SELECT count(*) FROM weir_dead_letter) AS d').catch(() => []);
+    const [c] = await query<{ s: string; d: string }>(
+      pgUrl,
+      'SELECT (SELECT count(DISTINCT (device_id, seq)) FROM telemetry) AS s, (SELECT count(*) FROM weir_dead_letter) AS d',
+    ).catch(() => []);
     const unacked = await fleet.sum('weir_ingest_unacked');
     const stored = Number(c?.s ?? 0);
     const dead = Number(c?.d ?? 0);
@@ -223,7 +226,15 @@ export async function runScenario(s: Scenario, services: Services, opts: RunOpti
     if (accounting.strays) notes.push(`${accounting.strays} rows or dead letters of no acknowledged message`);
     if (accounting.repeatedDeadLetters) notes.push(`${accounting.repeatedDeadLetters} messages dead-lettered more than once`);
     if (accounting.fallback) notes.push(`${accounting.fallback} dead letters in the fallback file`);
-    if (rec.code !== 0) notes.push(`reconcile: ${rec.output.trim().split('\n').filter((l) => /^(DIFFERENCE|GAPS|error)/.test(l)).slice(0, 3).join(' / ')}`);
+    if (rec.code !== 0)
+      notes.push(
+        `reconcile: ${rec.output
+          .trim()
+          .split('\n')
+          .filter((l) => /^(DIFFERENCE|GAPS|error)/.test(l))
+          .slice(0, 3)
+          .join(' / ')}`,
+      );
     return {
       ...accounting,
       scenario: s.name,

@@ -87,7 +87,12 @@ interface Kind {
 }
 const KINDS: Kind[] = [
   ...HOSTILE,
-  { name: 'a payload over max_payload_bytes', end: 'dead_lettered', reason: 'payload_too_large', payload: (d, s, t) => oversizePayload(d, s, t, PAYLOAD_LIMIT) },
+  {
+    name: 'a payload over max_payload_bytes',
+    end: 'dead_lettered',
+    reason: 'payload_too_large',
+    payload: (d, s, t) => oversizePayload(d, s, t, PAYLOAD_LIMIT),
+  },
 ];
 
 /** Where each hostile message should end and where it did, as "kind: n expected …, got …" lines. */
@@ -265,7 +270,9 @@ function brokerRestart(broker: BrokerName, how: BrokerFault): Scenario {
       if (how === 'kill-9') await b.kill();
       else await b.stop();
       await b.start();
-      ctx.note(`broker ${how === 'kill-9' ? 'killed' : 'stopped'} at 40 %${how === 'graceful-backlog' ? ' with 3 s of messages queued for weir' : ''}, serving again after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      ctx.note(
+        `broker ${how === 'kill-9' ? 'killed' : 'stopped'} at 40 %${how === 'graceful-backlog' ? ' with 3 s of messages queued for weir' : ''}, serving again after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
       if (how === 'graceful-backlog') await ctx.fleet.restart(m);
       else await ctx.fleet.ready(m);
     },

@@ -18,14 +18,18 @@ export async function crashPostgres(server: PostgresServer): Promise<void> {
   const [row] = await query<{ data_directory: string }>(server.url, 'SHOW data_directory');
   const pid = Number(readFileSync(join(row!.data_directory, 'postmaster.pid'), 'utf8').split('\n')[0]);
   process.kill(pid, 'SIGQUIT');
-  await waitFor(() => {
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
-  }, 30_000, `the postmaster (${pid}) to exit`);
+  await waitFor(
+    () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    30_000,
+    `the postmaster (${pid}) to exit`,
+  );
 }
 
 export type BrokerName = 'mosquitto' | 'hivemq';

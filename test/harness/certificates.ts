@@ -24,7 +24,23 @@ export function certificates(): Certificates {
   const signed = (name: string, cn: string, ext: string) => {
     ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', f(`${name}.key`), '-out', f(`${name}.csr`), '-subj', `/CN=${cn}`);
     writeFileSync(f(`${name}.ext`), `${ext}\n`);
-    ssl('x509', '-req', '-in', f(`${name}.csr`), '-CA', f('ca.crt'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f(`${name}.crt`), '-days', '2', '-extfile', f(`${name}.ext`));
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      f(`${name}.csr`),
+      '-CA',
+      f('ca.crt'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      f(`${name}.crt`),
+      '-days',
+      '2',
+      '-extfile',
+      f(`${name}.ext`),
+    );
   };
   signed('server', '127.0.0.1', 'subjectAltName=IP:127.0.0.1');
   signed('client', 'prometheus', 'extendedKeyUsage=clientAuth');

@@ -16,7 +16,15 @@ export interface HostileKind {
   payload(device: string, seq: number, ts: number): Buffer;
 }
 
-const sample = (device: string, seq: number, ts: number, extra: Record<string, unknown> = {}) => ({ device, seq, ts, temp: 21.5, hum: 40, location: 'hall-3', ...extra });
+const sample = (device: string, seq: number, ts: number, extra: Record<string, unknown> = {}) => ({
+  device,
+  seq,
+  ts,
+  temp: 21.5,
+  hum: 40,
+  location: 'hall-3',
+  ...extra,
+});
 const json = (v: unknown) => Buffer.from(JSON.stringify(v));
 /** A sample's JSON text with `fragment` spliced in as the value of `location`. */
 const withRawLocation = (device: string, seq: number, ts: number, fragment: string) =>
@@ -33,12 +41,26 @@ export const HOSTILE: readonly HostileKind[] = [
     name: 'invalid UTF-8 in a string',
     end: 'dead_lettered',
     reason: 'invalid_payload',
-    payload: (d, s, t) => Buffer.concat([Buffer.from(`{"device":"${d}","seq":${s},"ts":${t},"location":"`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]),
+    payload: (d, s, t) =>
+      Buffer.concat([Buffer.from(`{"device":"${d}","seq":${s},"ts":${t},"location":"`), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]),
   },
   { name: 'lone surrogate escape', end: 'either', payload: (d, s, t) => withRawLocation(d, s, t, '"\\ud800"') },
-  { name: '10,000-deep nesting in an unused field', end: 'stored', payload: (d, s, t) => Buffer.from(`${JSON.stringify(sample(d, s, t)).slice(0, -1)},"deep":${'['.repeat(10_000)}${']'.repeat(10_000)}}`) },
-  { name: '10,000-deep nesting in a stored value', end: 'either', payload: (d, s, t) => withRawLocation(d, s, t, `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`) },
-  { name: 'a number too big for bigint', end: 'dead_lettered', reason: 'rejected', payload: (d, _s, t) => Buffer.from(`{"device":"${d}","seq":123456789012345678901234567890,"ts":${t}}`) },
+  {
+    name: '10,000-deep nesting in an unused field',
+    end: 'stored',
+    payload: (d, s, t) => Buffer.from(`${JSON.stringify(sample(d, s, t)).slice(0, -1)},"deep":${'['.repeat(10_000)}${']'.repeat(10_000)}}`),
+  },
+  {
+    name: '10,000-deep nesting in a stored value',
+    end: 'either',
+    payload: (d, s, t) => withRawLocation(d, s, t, `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`),
+  },
+  {
+    name: 'a number too big for bigint',
+    end: 'dead_lettered',
+    reason: 'rejected',
+    payload: (d, _s, t) => Buffer.from(`{"device":"${d}","seq":123456789012345678901234567890,"ts":${t}}`),
+  },
   { name: 'a number beyond double', end: 'either', payload: (d, s, t) => Buffer.from(`{"device":"${d}","seq":${s},"ts":${t},"temp":1e400}`) },
   { name: 'duplicate keys', end: 'stored', payload: (d, s, t) => Buffer.from(`{"device":"${d}","seq":${s},"ts":${t},"temp":1,"temp":2}`) },
   { name: 'empty payload', end: 'dead_lettered', reason: 'invalid_payload', payload: () => Buffer.alloc(0) },

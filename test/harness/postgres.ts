@@ -37,7 +37,9 @@ export interface PostgresServer {
 function binDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : undefined;
 }
 
@@ -78,21 +80,41 @@ export async function startPostgres(opts: StartPostgresOptions = {}): Promise<Po
     async start() {
       svc = startService(
         join(bin, 'postgres'),
-        ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`, '-c', `fsync=${opts.fsync ? 'on' : 'off'}`, '-c', 'max_connections=200', '-c', 'shared_buffers=128MB', ...preload],
+        [
+          '-D',
+          data,
+          '-p',
+          String(port),
+          '-c',
+          'listen_addresses=127.0.0.1',
+          '-c',
+          `unix_socket_directories=${dir}`,
+          '-c',
+          `fsync=${opts.fsync ? 'on' : 'off'}`,
+          '-c',
+          'max_connections=200',
+          '-c',
+          'shared_buffers=128MB',
+          ...preload,
+        ],
         join(dir, 'postgres.log'),
         ids,
       );
-      await waitFor(async () => {
-        if (svc!.proc.exitCode !== null) throw new Error(`postgres exited:\n${svc!.tail()}`);
-        const c = new pg.Client({ connectionString: url });
-        try {
-          await c.connect();
-          await c.query('SELECT 1');
-          return true;
-        } finally {
-          await c.end().catch(() => undefined);
-        }
-      }, 30_000, 'PostgreSQL to accept connections');
+      await waitFor(
+        async () => {
+          if (svc!.proc.exitCode !== null) throw new Error(`postgres exited:\n${svc!.tail()}`);
+          const c = new pg.Client({ connectionString: url });
+          try {
+            await c.connect();
+            await c.query('SELECT 1');
+            return true;
+          } finally {
+            await c.end().catch(() => undefined);
+          }
+        },
+        30_000,
+        'PostgreSQL to accept connections',
+      );
     },
     async stop() {
       // SIGINT = fast shutdown: clients are disconnected at once, as in a real outage.

@@ -86,8 +86,14 @@ export async function waitForPort(port: number, timeoutMs: number, svc?: Service
     }
     const ok = await new Promise<boolean>((resolve) => {
       const s = net.connect(port, host);
-      s.once('connect', () => { s.destroy(); resolve(true); });
-      s.once('error', () => { s.destroy(); resolve(false); });
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => {
+        s.destroy();
+        resolve(false);
+      });
     });
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${host}:${port}\n${svc?.tail() ?? ''}`);

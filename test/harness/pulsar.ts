@@ -37,15 +37,27 @@ export interface PulsarBroker extends PulsarEndpoints {
 
 /** JVM flags: small heap for a 2-core box shared with other brokers; the --add-opens Pulsar's bin/pulsar passes. */
 const JVM_FLAGS = [
-  '-Xms128m', '-Xmx512m', '-XX:MaxDirectMemorySize=512m',
-  '-XX:+UseG1GC', '-XX:ParallelGCThreads=2', '-XX:ConcGCThreads=1', '-XX:CICompilerCount=2',
-  '-XX:+ExitOnOutOfMemoryError', '-Dpulsar.allocator.exit_on_oom=true',
-  '-Djava.net.preferIPv4Stack=true', '-Dio.netty.tryReflectionSetAccessible=true',
+  '-Xms128m',
+  '-Xmx512m',
+  '-XX:MaxDirectMemorySize=512m',
+  '-XX:+UseG1GC',
+  '-XX:ParallelGCThreads=2',
+  '-XX:ConcGCThreads=1',
+  '-XX:CICompilerCount=2',
+  '-XX:+ExitOnOutOfMemoryError',
+  '-Dpulsar.allocator.exit_on_oom=true',
+  '-Djava.net.preferIPv4Stack=true',
+  '-Dio.netty.tryReflectionSetAccessible=true',
   '-Dlog4j2.is.webapp=false',
   ...[
-    'java.base/java.io', 'java.base/java.util.zip', 'java.base/java.nio', 'java.base/jdk.internal.misc',
-    'java.management/sun.management', 'jdk.management/com.sun.management.internal',
-    'java.base/jdk.internal.platform', 'java.base/sun.net',
+    'java.base/java.io',
+    'java.base/java.util.zip',
+    'java.base/java.nio',
+    'java.base/jdk.internal.misc',
+    'java.management/sun.management',
+    'jdk.management/com.sun.management.internal',
+    'java.base/jdk.internal.platform',
+    'java.base/sun.net',
   ].flatMap((m) => ['--add-opens', `${m}=ALL-UNNAMED`]),
 ];
 
@@ -103,13 +115,24 @@ export async function startPulsar(opts: StartOptions = {}): Promise<PulsarBroker
 
   const launch = async (): Promise<void> => {
     const t0 = Date.now();
-    const s = startService('java', [
-      ...JVM_FLAGS,
-      `-Dlog4j.configurationFile=${join(dir, 'log4j2.xml')}`,
-      '-cp', `${lib}/*`,
-      'org.apache.pulsar.PulsarStandaloneStarter',
-      '-c', join(dir, 'standalone.conf'), '-nfw', '-nss', '--bookkeeper-port', String(bookiePort),
-    ], logFile, { cwd: dir, env: { ...process.env, OTEL_SDK_DISABLED: 'true' } });
+    const s = startService(
+      'java',
+      [
+        ...JVM_FLAGS,
+        `-Dlog4j.configurationFile=${join(dir, 'log4j2.xml')}`,
+        '-cp',
+        `${lib}/*`,
+        'org.apache.pulsar.PulsarStandaloneStarter',
+        '-c',
+        join(dir, 'standalone.conf'),
+        '-nfw',
+        '-nss',
+        '--bookkeeper-port',
+        String(bookiePort),
+      ],
+      logFile,
+      { cwd: dir, env: { ...process.env, OTEL_SDK_DISABLED: 'true' } },
+    );
     svc = s;
     if (s.proc.pid !== undefined) jvmWatchdog(s.proc.pid, dir);
     if (opts.unref) {
@@ -120,17 +143,27 @@ export async function startPulsar(opts: StartOptions = {}): Promise<PulsarBroker
     const exited = () => s.proc.exitCode !== null || s.proc.signalCode !== null;
     // The namespace public/default is created last during start-up: once it answers, the broker is up.
     const auth: RequestInit = opts.adminToken ? { headers: { authorization: `Bearer ${opts.adminToken}` } } : {};
-    await waitFor(async () => {
-      if (exited()) throw new Error('exited');
-      return (await httpStatus(`${httpUrl}/admin/v2/namespaces/public/default`, auth)) === 200;
-    }, START_TIMEOUT_MS, `Pulsar admin API at ${httpUrl}`, 250).catch((err: unknown) => {
+    await waitFor(
+      async () => {
+        if (exited()) throw new Error('exited');
+        return (await httpStatus(`${httpUrl}/admin/v2/namespaces/public/default`, auth)) === 200;
+      },
+      START_TIMEOUT_MS,
+      `Pulsar admin API at ${httpUrl}`,
+      250,
+    ).catch((err: unknown) => {
       throw new Error(`Pulsar did not start (${String(err)}); log ${logFile}:\n${s.tail(60)}`);
     });
     // Then a throw-away topic proves that the bookie takes writes (ledger creation).
-    await waitFor(async () => {
-      const st = await httpStatus(`${httpUrl}/admin/v2/persistent/public/default/weir-harness-ready`, { ...auth, method: 'PUT' });
-      return st === 204 || st === 409;
-    }, 60_000, 'Pulsar topic creation', 250);
+    await waitFor(
+      async () => {
+        const st = await httpStatus(`${httpUrl}/admin/v2/persistent/public/default/weir-harness-ready`, { ...auth, method: 'PUT' });
+        return st === 204 || st === 409;
+      },
+      60_000,
+      'Pulsar topic creation',
+      250,
+    );
     if (process.env.WEIR_TEST_VERBOSE) process.stderr.write(`pulsar ready in ${Date.now() - t0} ms at ${serviceUrl}\n`);
   };
 
@@ -192,10 +225,16 @@ function disposeAtExit(b: PulsarBroker): void {
     // 'exit' handlers cannot await: kill the JVM synchronously, leave the temp dir to the OS.
     void b.dispose();
   };
-  process.once('beforeExit', () => { void b.dispose().then(() => { done = true; }); });
+  process.once('beforeExit', () => {
+    void b.dispose().then(() => {
+      done = true;
+    });
+  });
   process.once('exit', kill);
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(sig, () => { void b.dispose().finally(() => process.exit(130)); });
+    process.once(sig, () => {
+      void b.dispose().finally(() => process.exit(130));
+    });
   }
 }
 

@@ -19,9 +19,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const TIMESCALEDB_VERSION = '2.28.3';
 const DEFAULT_SOURCE = resolve(ROOT, '..', 'shared/vendor', `timescaledb-${TIMESCALEDB_VERSION}.tar.gz`);
 
-export type TimescaledbAvailability =
-  | { available: true; version: string; from: 'installed' | 'cache' | 'built' }
-  | { available: false; reason: string };
+export type TimescaledbAvailability = { available: true; version: string; from: 'installed' | 'cache' | 'built' } | { available: false; reason: string };
 
 interface PgDirs {
   major: string;
@@ -127,7 +125,12 @@ export function ensureTimescaledb(bin: string): TimescaledbAvailability {
     copyMissing(join(cache, 'lib'), d.pkglibdir);
     copyMissing(join(cache, 'extension'), d.extensiondir);
   } catch (err) {
-    return { available: false, reason: `cannot install the cached build into ${d.pkglibdir} and ${d.extensiondir} (${describe(err)}); run the tests as root once` };
+    return {
+      available: false,
+      reason: `cannot install the cached build into ${d.pkglibdir} and ${d.extensiondir} (${describe(err)}); run the tests as root once`,
+    };
   }
-  return installed(d) ? { available: true, version: TIMESCALEDB_VERSION, from } : { available: false, reason: `copied ${cache} but ${d.pkglibdir}/timescaledb.so is still missing` };
+  return installed(d)
+    ? { available: true, version: TIMESCALEDB_VERSION, from }
+    : { available: false, reason: `copied ${cache} but ${d.pkglibdir}/timescaledb.so is still missing` };
 }

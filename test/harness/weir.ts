@@ -14,7 +14,11 @@ const TSX = import.meta.resolve('tsx');
 /** Runs the CLI to completion; resolves with its exit code and output. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p: ChildProcess = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p: ChildProcess = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout!.on('data', (d: Buffer) => (stdout += d));
@@ -51,7 +55,9 @@ export function writeWeirFiles(files: WeirFiles, port: number, dir = tempDir('we
   return dir;
 }
 
-export async function startWeir(files: WeirFiles, opts: {
+export async function startWeir(
+  files: WeirFiles,
+  opts: {
     dir?: string;
     env?: NodeJS.ProcessEnv;
     args?: string[];
@@ -59,15 +65,21 @@ export async function startWeir(files: WeirFiles, opts: {
     compiled?: boolean;
     /** Whether weir serves /healthz on this port; default: a plain HTTP GET (http.tls needs its own). */
     healthz?: (port: number) => Promise<boolean>;
-  } = {}): Promise<WeirProcess> {
+  } = {},
+): Promise<WeirProcess> {
   const httpPort = await freePort();
   const dir = writeWeirFiles(files, httpPort, opts.dir);
   // compiled: run bin/weir.js on dist/ as production does (benchmarks; `npm run build` first).
   const entry = opts.compiled ? [join(ROOT, 'bin/weir.js')] : ['--import', TSX, ENTRY];
-  const svc = startService(process.execPath, [...(opts.nodeArgs ?? []), ...entry, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])], join(dir, 'weir.log'), {
-    cwd: dir,
-    env: { ...process.env, WEIR_LOG_LEVEL: 'info', ...opts.env },
-  });
+  const svc = startService(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), ...entry, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])],
+    join(dir, 'weir.log'),
+    {
+      cwd: dir,
+      env: { ...process.env, WEIR_LOG_LEVEL: 'info', ...opts.env },
+    },
+  );
   const base = `http://127.0.0.1:${httpPort}`;
   const metrics = async () => parseMetrics(await (await fetch(`${base}/metrics`)).text());
   const w: WeirProcess = {
@@ -96,15 +108,22 @@ export async function startWeir(files: WeirFiles, opts: {
     async stop() {
       await svc.stop(60_000);
       // A part that did not close in time is survivable (weir bounds it) but worth seeing in CI.
-      const stuck = svc.tail(100_000).split('\n').filter((l) => l.includes('left behind') || l.includes('open handles keep'));
+      const stuck = svc
+        .tail(100_000)
+        .split('\n')
+        .filter((l) => l.includes('left behind') || l.includes('open handles keep'));
       if (stuck.length) process.stderr.write(`weir in ${dir} stopped with parts left open:\n${stuck.join('\n')}\n`);
       return svc.proc.exitCode;
     },
   };
-  await waitFor(async () => {
-    if (svc.proc.exitCode !== null) throw new Error(`weir exited with ${svc.proc.exitCode}:\n${svc.tail()}`);
-    return opts.healthz ? opts.healthz(httpPort) : (await fetch(`${base}/healthz`)).ok;
-  }, 30_000, 'weir to serve /healthz');
+  await waitFor(
+    async () => {
+      if (svc.proc.exitCode !== null) throw new Error(`weir exited with ${svc.proc.exitCode}:\n${svc.tail()}`);
+      return opts.healthz ? opts.healthz(httpPort) : (await fetch(`${base}/healthz`)).ok;
+    },
+    30_000,
+    'weir to serve /healthz',
+  );
   return w;
 }
 

@@ -30,14 +30,17 @@ test("brokerCounts reads Mosquitto's $SYS counters: messages received grow with 
   assert.match(after.values.stored_messages ?? '', /^\d+$/);
 });
 
-test('weir reconcile --broker prints the broker\'s own counts beside the ledger check, and in --json', { timeout: 60_000 }, async () => {
+test("weir reconcile --broker prints the broker's own counts beside the ledger check, and in --json", { timeout: 60_000 }, async () => {
   const { url } = await sharedMosquitto();
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
   const dir = writeWeirFiles(telemetryFiles({ mqttUrl: url, pgUrl }), 9464, tempDir('reconcile-broker'));
   assert.equal((await runCli(['migrate', '-c', join(dir, 'weir.yaml')])).code, 0);
   const text = await runCli(['reconcile', '-c', join(dir, 'weir.yaml'), '--broker']);
   assert.equal(text.code, 0, `${text.stdout}${text.stderr}`);
-  assert.match(text.stdout, /the broker's own counts \(\$SYS, broker-wide since its start\):\n {2}name +value\n {2}version +mosquitto version [^\n]+\n {2}uptime +\d+ seconds\n/);
+  assert.match(
+    text.stdout,
+    /the broker's own counts \(\$SYS, broker-wide since its start\):\n {2}name +value\n {2}version +mosquitto version [^\n]+\n {2}uptime +\d+ seconds\n/,
+  );
   const json = await runCli(['reconcile', '-c', join(dir, 'weir.yaml'), '--broker', '--json']);
   assert.equal(json.code, 0, json.stderr);
   const doc = JSON.parse(json.stdout) as { ok: boolean; broker: Record<string, string> };

@@ -46,10 +46,13 @@ test('a complete table: every key one run, nothing missing or duplicated', async
   await fill('telemetry', 5, 100);
   const r = await check('telemetry:device_id:seq');
   assert.equal(r.time, 'ts', 'the table has a ts column, so it orders by it');
-  assert.deepEqual({ keys: r.keys, rows: r.rows, missing: r.missing, duplicates: r.duplicates, runs: r.runs, keysWithGaps: r.keysWithGaps, worst: r.worst }, { keys: 5, rows: 500, missing: 0, duplicates: 0, runs: 5, keysWithGaps: 0, worst: [] });
+  assert.deepEqual(
+    { keys: r.keys, rows: r.rows, missing: r.missing, duplicates: r.duplicates, runs: r.runs, keysWithGaps: r.keysWithGaps, worst: r.worst },
+    { keys: 5, rows: 500, missing: 0, duplicates: 0, runs: 5, keysWithGaps: 0, worst: [] },
+  );
 });
 
-test('gaps: exact missing counts per key, worst keys first, their first holes; a loss at a run\'s start or end is not seen', async () => {
+test("gaps: exact missing counts per key, worst keys first, their first holes; a loss at a run's start or end is not seen", async () => {
   await fill('telemetry', 6, 100);
   await sql(`DELETE FROM telemetry WHERE
        (device_id = 'd01' AND seq BETWEEN 10 AND 19)          -- one hole of 10
@@ -65,7 +68,16 @@ test('gaps: exact missing counts per key, worst keys first, their first holes; a
     r.worst.map((k) => [k.key, k.missing, k.ranges, k.firstMissing]),
     [
       ['d01', 10, 1, [[10, 19]]],
-      ['d03', 5, 4, [[5, 5], [7, 7], [9, 9]]],
+      [
+        'd03',
+        5,
+        4,
+        [
+          [5, 5],
+          [7, 7],
+          [9, 9],
+        ],
+      ],
       ['d02', 1, 1, [[50, 50]]],
     ],
   );
@@ -78,19 +90,30 @@ test('the worst keys are the 10 with the most missing', async () => {
   const r = await check('telemetry:device_id:seq');
   assert.equal(r.missing, (12 * 13) / 2);
   assert.equal(r.keysWithGaps, 12);
-  assert.deepEqual(r.worst.map((k) => `${k.key}:${k.missing}`), ['d12:12', 'd11:11', 'd10:10', 'd09:9', 'd08:8', 'd07:7', 'd06:6', 'd05:5', 'd04:4', 'd03:3']);
+  assert.deepEqual(
+    r.worst.map((k) => `${k.key}:${k.missing}`),
+    ['d12:12', 'd11:11', 'd10:10', 'd09:9', 'd08:8', 'd07:7', 'd06:6', 'd05:5', 'd04:4', 'd03:3'],
+  );
 });
 
 test('duplicates: the same key and seq twice in a run (a table without the unique key)', async () => {
   await sql('CREATE TABLE raw_samples (ts timestamptz, device text, n integer, v double precision)');
-  await sql(`INSERT INTO raw_samples SELECT '${T0}'::timestamptz + s * interval '1 second', 'dev-' || d, s, 0 FROM generate_series(1, 3) d, generate_series(1, 200) s`);
+  await sql(
+    `INSERT INTO raw_samples SELECT '${T0}'::timestamptz + s * interval '1 second', 'dev-' || d, s, 0 FROM generate_series(1, 3) d, generate_series(1, 200) s`,
+  );
   // A redelivered message is an exact copy: 7 copies in dev-1, 2 in dev-2 (one of them twice more).
   await sql(`INSERT INTO raw_samples SELECT * FROM raw_samples WHERE (device = 'dev-1' AND n BETWEEN 100 AND 106) OR (device = 'dev-2' AND n IN (1, 200))`);
   await sql(`INSERT INTO raw_samples SELECT * FROM raw_samples WHERE device = 'dev-2' AND n = 1 LIMIT 1`);
   await sql(`DELETE FROM raw_samples WHERE device = 'dev-3' AND n = 150`);
   const r = await check('raw_samples:device:n:ts');
-  assert.deepEqual({ rows: r.rows, duplicates: r.duplicates, missing: r.missing, runs: r.runs }, { rows: 600 + 7 + 3 - 1, duplicates: 10, missing: 1, runs: 3 });
-  assert.deepEqual(r.worst.map((k) => [k.key, k.missing, k.duplicates]), [['dev-3', 1, 0]]);
+  assert.deepEqual(
+    { rows: r.rows, duplicates: r.duplicates, missing: r.missing, runs: r.runs },
+    { rows: 600 + 7 + 3 - 1, duplicates: 10, missing: 1, runs: 3 },
+  );
+  assert.deepEqual(
+    r.worst.map((k) => [k.key, k.missing, k.duplicates]),
+    [['dev-3', 1, 0]],
+  );
 });
 
 test('a device restart (seq back to 0) and a counter wrap-around start new runs: no false gap', async () => {
@@ -103,7 +126,10 @@ test('a device restart (seq back to 0) and a counter wrap-around start new runs:
   // A gap inside the second run is still seen.
   await sql(`DELETE FROM telemetry WHERE device_id = 'd01' AND ts >= '${T0}'::timestamptz + interval '100 seconds' AND seq IN (20, 21)`);
   const gap = await check('telemetry:device_id:seq');
-  assert.deepEqual(gap.worst.map((k) => [k.key, k.missing, k.runs, k.firstMissing]), [['d01', 2, 2, [[20, 21]]]]);
+  assert.deepEqual(
+    gap.worst.map((k) => [k.key, k.missing, k.runs, k.firstMissing]),
+    [['d01', 2, 2, [[20, 21]]]],
+  );
 });
 
 test('without a time column: ordered by seq alone, one run per key; --since/--until refused', async () => {
@@ -112,7 +138,10 @@ test('without a time column: ordered by seq alone, one run per key; --since/--un
   const r = await check('counters:device:n');
   assert.equal(r.time, null);
   assert.deepEqual({ keys: r.keys, rows: r.rows, missing: r.missing, runs: r.runs }, { keys: 4, rows: 390, missing: 10, runs: 4 });
-  await assert.rejects(check('counters:device:n', { since: T0 }), { code: 'reconcile.no_time_column', message: /table counters has no column ts: --since\/--until need a time column/ });
+  await assert.rejects(check('counters:device:n', { since: T0 }), {
+    code: 'reconcile.no_time_column',
+    message: /table counters has no column ts: --since\/--until need a time column/,
+  });
 });
 
 test('a since/until window: only the rows inside it are looked at', async () => {
@@ -127,17 +156,32 @@ test('a since/until window: only the rows inside it are looked at', async () => 
   assert.equal(w.until, '2024-12-04T00:01:20.000Z');
   const open = await check('telemetry:device_id:seq', { since: '2024-12-04T00:01:00Z' });
   assert.equal(open.missing, 1, 'd02 seq 90 only');
-  await assert.rejects(check('telemetry:device_id:seq', { since: 'yesterday-ish' }), { code: 'reconcile.bad_time', message: /--since 'yesterday-ish' is not a time PostgreSQL accepts/ });
-  await assert.rejects(check('telemetry:device_id:seq', { since: '2024-12-05', until: '2024-12-04' }), { code: 'reconcile.bad_time', message: /is not before --until/ });
+  await assert.rejects(check('telemetry:device_id:seq', { since: 'yesterday-ish' }), {
+    code: 'reconcile.bad_time',
+    message: /--since 'yesterday-ish' is not a time PostgreSQL accepts/,
+  });
+  await assert.rejects(check('telemetry:device_id:seq', { since: '2024-12-05', until: '2024-12-04' }), {
+    code: 'reconcile.bad_time',
+    message: /is not before --until/,
+  });
 });
 
 test('a spec the table contradicts gives a clear error, not a SQL stack trace', async () => {
-  await assert.rejects(check('telemetry:device_id:sq'), { code: 'reconcile.no_column', message: 'table telemetry has no column sq (the sequence column of --sequence)' });
+  await assert.rejects(check('telemetry:device_id:sq'), {
+    code: 'reconcile.no_column',
+    message: 'table telemetry has no column sq (the sequence column of --sequence)',
+  });
   await assert.rejects(check('telemetry:device:seq'), { message: /^table telemetry has no column device \(the key column/ });
   await assert.rejects(check('telemetry:device_id:seq:time'), { message: /^table telemetry has no column time \(the time column/ });
   await assert.rejects(check('telemetri:device_id:seq'), { code: 'reconcile.no_table', message: 'no table telemetri in the database' });
-  await assert.rejects(check('telemetry:device_id:location'), { code: 'reconcile.column_type', message: /column location of telemetry is text: a sequence column must be/ });
-  await assert.rejects(check('telemetry:seq:seq:temp', { since: T0 }), { code: 'reconcile.column_type', message: /column temp of telemetry is double precision: --since\/--until need a date\/time column/ });
+  await assert.rejects(check('telemetry:device_id:location'), {
+    code: 'reconcile.column_type',
+    message: /column location of telemetry is text: a sequence column must be/,
+  });
+  await assert.rejects(check('telemetry:seq:seq:temp', { since: T0 }), {
+    code: 'reconcile.column_type',
+    message: /column temp of telemetry is double precision: --since\/--until need a date\/time column/,
+  });
   assert.throws(() => parseSequenceSpec('telemetry:device_id'), { code: 'reconcile.sequence_spec' });
   assert.throws(() => parseSequenceSpec('telemetry::seq'), { code: 'reconcile.sequence_spec' });
   assert.throws(() => parseSequenceSpec('tele metry:device_id:seq'), { code: 'reconcile.sequence_spec', message: /is not a table name/ });
@@ -149,7 +193,9 @@ test('weir reconcile --sequence end to end: the tables, exit codes, GAPS on stde
   const c = new pg.Client({ connectionString: db });
   await c.connect();
   try {
-    await c.query(`INSERT INTO telemetry (ts, device_id, seq) SELECT '${T0}'::timestamptz + s * interval '1 second', 'd' || d, s FROM generate_series(1, 20) d, generate_series(0, 999) s`);
+    await c.query(
+      `INSERT INTO telemetry (ts, device_id, seq) SELECT '${T0}'::timestamptz + s * interval '1 second', 'd' || d, s FROM generate_series(1, 20) d, generate_series(0, 999) s`,
+    );
     // The ledger agrees with the table, as if weir had written the rows.
     await c.query(`INSERT INTO weir_ledger (rule_id, sink, table_name, writer, rows) VALUES ('telemetry_to_tsdb', 'tsdb', 'telemetry', 'test', 20000)`);
     const dir = writeWeirFiles(telemetryFiles({ mqttUrl: 'mqtt://127.0.0.1:1', pgUrl: db }), 9464, tempDir('reconcile-seq'));
@@ -168,7 +214,10 @@ test('weir reconcile --sequence end to end: the tables, exit codes, GAPS on stde
     assert.equal(gaps.code, 1, `${gaps.stdout}${gaps.stderr}`);
     assert.match(gaps.stdout, /reconciled: every difference is 0\n/, 'the ledger cannot see these losses');
     assert.match(gaps.stdout, /\ntelemetry +device_id +seq +ts +20 +19898 +102 +0 +20\n/);
-    assert.match(gaps.stdout, /worst keys of telemetry:device_id:seq:ts \(2 keys with gaps\):\n {2}key +rows +missing +duplicates +runs +first missing\n {2}d3 +900 +100 +0 +1 +100-199\n {2}d7 +998 +2 +0 +1 +500, 502\n/);
+    assert.match(
+      gaps.stdout,
+      /worst keys of telemetry:device_id:seq:ts \(2 keys with gaps\):\n {2}key +rows +missing +duplicates +runs +first missing\n {2}d3 +900 +100 +0 +1 +100-199\n {2}d7 +998 +2 +0 +1 +500, 502\n/,
+    );
     assert.match(gaps.stderr, /^GAPS: telemetry: 102 missing sequence numbers over 2 keys$/m);
     assert.doesNotMatch(gaps.stderr, /DIFFERENCE/);
 
@@ -179,10 +228,34 @@ test('weir reconcile --sequence end to end: the tables, exit codes, GAPS on stde
     assert.equal(doc.lines.length, 1);
     assert.deepEqual(
       doc.sequence.map((s) => ({ since: s.since, missing: s.missing, worst: s.worst.map((k) => [k.key, k.missing, k.firstMissing]) })),
-      [{ since: '2024-12-04T00:08:00.000Z', missing: 2, worst: [['d7', 2, [[500, 500], [502, 502]]]] }],
+      [
+        {
+          since: '2024-12-04T00:08:00.000Z',
+          missing: 2,
+          worst: [
+            [
+              'd7',
+              2,
+              [
+                [500, 500],
+                [502, 502],
+              ],
+            ],
+          ],
+        },
+      ],
     );
 
-    const window = await reconcile('--sequence', 'telemetry:device_id:seq', '--since', '2024-12-04T00:03:20Z', '--until', '2024-12-04T00:08:00Z', '--sink', 'tsdb');
+    const window = await reconcile(
+      '--sequence',
+      'telemetry:device_id:seq',
+      '--since',
+      '2024-12-04T00:03:20Z',
+      '--until',
+      '2024-12-04T00:08:00Z',
+      '--sink',
+      'tsdb',
+    );
     assert.equal(window.code, 0, `${window.stdout}${window.stderr}`);
     assert.match(window.stdout, /telemetry: rows with ts >= 2024-12-04T00:03:20.000Z and < 2024-12-04T00:08:00.000Z\n/);
 

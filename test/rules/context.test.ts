@@ -36,7 +36,10 @@ test('rules never change the shared decoded payload', () => {
 test('a Buffer payload that is UTF-8 reads as text, other bytes stay bytes', () => {
   const text = compileSql('SELECT payload AS p, payload.x AS x FROM "#"').evaluate(createMessageContext(baseEvent({ payload: Buffer.from('{"x":2}') })), 'r');
   assert.deepEqual(text, { matched: true, outputs: [{ p: '{"x":2}', x: 2 }] });
-  const bytes = compileSql('SELECT payload AS p, bytesize(payload) AS n FROM "#"').evaluate(createMessageContext(baseEvent({ payload: Buffer.from([0xff, 0x00]) })), 'r');
+  const bytes = compileSql('SELECT payload AS p, bytesize(payload) AS n FROM "#"').evaluate(
+    createMessageContext(baseEvent({ payload: Buffer.from([0xff, 0x00]) })),
+    'r',
+  );
   assert.ok(!(bytes instanceof Promise), 'a SQL rule evaluates synchronously');
   assert.ok(bytes.matched && Buffer.isBuffer(bytes.outputs[0]?.p));
   assert.equal(bytes.matched && bytes.outputs[0]?.n, 2);

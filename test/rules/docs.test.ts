@@ -28,7 +28,10 @@ function loadDocExample(heading: string): RuleConfig | undefined {
   writeFileSync(file, example);
   const errors: ConfigError[] = [];
   const rule = loadRuleFile(file, new Map(), errors);
-  assert.deepEqual(errors.map((e) => e.message), []);
+  assert.deepEqual(
+    errors.map((e) => e.message),
+    [],
+  );
   return rule;
 }
 
@@ -41,14 +44,20 @@ test("docs/rules.md's jq example is a rule weir loads, and gives what the text s
   const rule = loadDocExample('## jq');
   const out = rule!.compiled.evaluate(createMessageContext({ topic: 'sensors/1/telemetry', payload: '{"dev":"d1","temp":21.46}' }), 'jq_projection');
   assert.deepEqual(out, { matched: true, outputs: [{ r: { id: 'd1', t: 215 } }] });
-  assert.deepEqual(compileSql(`SELECT jq('.a[] | {v: .}', payload) AS r FROM "t"`).evaluate(createMessageContext({ topic: 't', payload: '{"a": [1, 2]}' }), 'r'), { matched: true, outputs: [{ r: [{ v: 1 }, { v: 2 }] }] });
+  assert.deepEqual(
+    compileSql(`SELECT jq('.a[] | {v: .}', payload) AS r FROM "t"`).evaluate(createMessageContext({ topic: 't', payload: '{"a": [1, 2]}' }), 'r'),
+    { matched: true, outputs: [{ r: [{ v: 1 }, { v: 2 }] }] },
+  );
 });
 
 test('getenv says what is true: rule files are not interpolated, weir.yaml is', () => {
-  assert.throws(() => compileSql('SELECT getenv("SITE") AS s FROM "t"'), (e: unknown) => {
-    const m = (e as Error).message;
-    assert.match(m, /rule files are not interpolated/);
-    assert.doesNotMatch(m, /interpolation in the rule file/);
-    return true;
-  });
+  assert.throws(
+    () => compileSql('SELECT getenv("SITE") AS s FROM "t"'),
+    (e: unknown) => {
+      const m = (e as Error).message;
+      assert.match(m, /rule files are not interpolated/);
+      assert.doesNotMatch(m, /interpolation in the rule file/);
+      return true;
+    },
+  );
 });

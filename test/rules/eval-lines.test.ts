@@ -6,7 +6,11 @@ import { evalLine } from '../../src/rules/eval-lines.js';
 const line = (o: unknown): string => JSON.stringify(o);
 
 test('a matching rule gives ok, matched and the outputs', async () => {
-  const out = JSON.parse(await evalLine(line({ sql: 'SELECT payload.x AS x, clientid FROM "t/#" WHERE x > 1', event: { topic: 't/1', clientid: 'c', payload: '{"x":2}' }, rule_id: 'r' })));
+  const out = JSON.parse(
+    await evalLine(
+      line({ sql: 'SELECT payload.x AS x, clientid FROM "t/#" WHERE x > 1', event: { topic: 't/1', clientid: 'c', payload: '{"x":2}' }, rule_id: 'r' }),
+    ),
+  );
   assert.deepEqual(out, { ok: true, matched: true, outputs: [{ x: 2, clientid: 'c' }] });
 });
 

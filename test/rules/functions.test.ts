@@ -32,7 +32,9 @@ for (const spec of FUNCTIONS.all()) {
 }
 
 test('every function has a signature and at least one example', () => {
-  const missing = FUNCTIONS.all().filter((s) => s.examples.length === 0).map((s) => s.name);
+  const missing = FUNCTIONS.all()
+    .filter((s) => s.examples.length === 0)
+    .map((s) => s.name);
   assert.deepEqual(missing, []);
 });
 
@@ -57,7 +59,10 @@ test('every EMQX function is supported or listed as unsupported with a reason', 
 });
 
 test('an unsupported function is a compile error that says why', () => {
-  assert.throws(() => compileSql(`SELECT kv_store_get('a') FROM "#"`), (err: unknown) => err instanceof RuleError && err.code === 'rule.unsupported_function' && /pure/.test(err.message));
+  assert.throws(
+    () => compileSql(`SELECT kv_store_get('a') FROM "#"`),
+    (err: unknown) => err instanceof RuleError && err.code === 'rule.unsupported_function' && /pure/.test(err.message),
+  );
 });
 
 test('a rule calling jsonata() is asynchronous, others are not', async () => {
@@ -65,5 +70,11 @@ test('a rule calling jsonata() is asynchronous, others are not', async () => {
   const rule = compileSql(`FOREACH payload.sensors AS s DO jsonata('name & "!"', s) AS n, jsonata('idx * 2', s) AS d INCASE s.idx > 0 FROM "#"`);
   assert.equal(rule.async, true);
   const res = await rule.evaluate(createMessageContext(baseEvent()), 'r1');
-  assert.deepEqual(res, { matched: true, outputs: [{ n: 't1!', d: 2 }, { n: 't2!', d: 4 }] });
+  assert.deepEqual(res, {
+    matched: true,
+    outputs: [
+      { n: 't1!', d: 2 },
+      { n: 't2!', d: 4 },
+    ],
+  });
 });

@@ -38,7 +38,7 @@ test('jq gives the list of its results, over a decoded value or JSON text (EMQX 
   assert.deepEqual(run(`SELECT jq('empty', payload) AS r FROM "t/#"`), { matched: true, outputs: [{ r: [] }] });
 });
 
-test('a jq error fails the evaluation with jq\'s message', () => {
+test("a jq error fails the evaluation with jq's message", () => {
   for (const [sql, code, text] of [
     [`SELECT jq('.[', payload) AS r FROM "t/#"`, 'rule.jq_failed', 'syntax error'],
     [`SELECT jq('error("boom")', payload) AS r FROM "t/#"`, 'rule.jq_failed', 'boom'],
@@ -46,19 +46,28 @@ test('a jq error fails the evaluation with jq\'s message', () => {
     [`SELECT jq(1, payload) AS r FROM "t/#"`, 'rule.type_error', ''],
     [`SELECT jq('[range(700000)]', payload) AS r FROM "t/#"`, 'rule.limit', 'exceeds'],
   ] as const) {
-    assert.throws(() => run(sql), (e: unknown) => e instanceof RuleEvalError && e.code === code && e.message.includes(text), sql);
+    assert.throws(
+      () => run(sql),
+      (e: unknown) => e instanceof RuleEvalError && e.code === code && e.message.includes(text),
+      sql,
+    );
   }
 });
 
 test('a filter past its timeout fails the evaluation, and the next call gets a fresh worker (EMQX t_jq)', () => {
   const t0 = Date.now();
-  assert.throws(() => run(`SELECT jq('${FOREVER}', '-2', 10) AS r FROM "t/#"`), (e: unknown) => e instanceof RuleEvalError && e.code === 'rule.jq_timeout');
+  assert.throws(
+    () => run(`SELECT jq('${FOREVER}', '-2', 10) AS r FROM "t/#"`),
+    (e: unknown) => e instanceof RuleEvalError && e.code === 'rule.jq_timeout',
+  );
   assert.ok(Date.now() - t0 < 2_000, `the 10 ms timeout took ${Date.now() - t0} ms`);
   assert.deepEqual(run(`SELECT jq('.x', payload) AS r FROM "t/#"`, '{"x":1}'), { matched: true, outputs: [{ r: [1] }] });
 });
 
 test('jq works through weir eval', async () => {
-  const out = JSON.parse(await evalLine(JSON.stringify({ sql: `SELECT jq('{id: .d, t: .t}', payload) AS r FROM "t/#"`, event: { topic: 't/1', payload: { d: 'a', t: 2.5 } } })));
+  const out = JSON.parse(
+    await evalLine(JSON.stringify({ sql: `SELECT jq('{id: .d, t: .t}', payload) AS r FROM "t/#"`, event: { topic: 't/1', payload: { d: 'a', t: 2.5 } } })),
+  );
   assert.deepEqual(out, { ok: true, matched: true, outputs: [{ r: [{ id: 'a', t: 2.5 }] }] });
   const bad = JSON.parse(await evalLine(JSON.stringify({ sql: `SELECT jq('.a.b', payload) AS r FROM "t/#"`, event: { topic: 't/1', payload: { a: 5 } } })));
   assert.equal(bad.ok, false);
@@ -67,16 +76,19 @@ test('jq works through weir eval', async () => {
 
 test('a rule file calling jq() loads and passes its own tests through weir test', async () => {
   const dir = tempDir('jq-rule');
-  writeFileSync(join(dir, 'jq.yaml'), [
-    'id: jq_rule',
-    'sql: |',
-    "  SELECT first(jq('{id: .dev, hot: (.temp > 30)}', payload)) AS r, clientid FROM \"sensors/+/telemetry\"",
-    'tests:',
-    '  - event: {clientid: c1, payload: {dev: d1, temp: 31}}',
-    '    expect: {outputs: [{r: {id: d1, hot: true}, clientid: c1}]}',
-    "  - event: {payload: 'not json'}",
-    '    expect: {error: rule.jq_failed}',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'jq.yaml'),
+    [
+      'id: jq_rule',
+      'sql: |',
+      '  SELECT first(jq(\'{id: .dev, hot: (.temp > 30)}\', payload)) AS r, clientid FROM "sensors/+/telemetry"',
+      'tests:',
+      '  - event: {clientid: c1, payload: {dev: d1, temp: 31}}',
+      '    expect: {outputs: [{r: {id: d1, hot: true}, clientid: c1}]}',
+      "  - event: {payload: 'not json'}",
+      '    expect: {error: rule.jq_failed}',
+      '',
+    ].join('\n'),
+  );
   assert.equal(await testCommand.run([dir]), 0);
 });

@@ -16,16 +16,25 @@ const evalErr = async (sql: string, payload?: unknown): Promise<string> => {
 
 test('deep nesting and long SQL are rejected at compile time', () => {
   const deep = `SELECT ${'('.repeat(200)}1${')'.repeat(200)} FROM "t"`;
-  assert.throws(() => compileSql(deep), (e: unknown) => e instanceof RuleError && e.code === 'rule.too_deep');
-  assert.throws(() => compileSql(`SELECT '${'x'.repeat(70_000)}' FROM "t"`), (e: unknown) => e instanceof RuleError && e.code === 'rule.too_long');
-  assert.throws(() => compileSql('SELECT [1..1000000] AS r FROM "t"'), (e: unknown) => e instanceof RuleError && e.code === 'rule.limit');
+  assert.throws(
+    () => compileSql(deep),
+    (e: unknown) => e instanceof RuleError && e.code === 'rule.too_deep',
+  );
+  assert.throws(
+    () => compileSql(`SELECT '${'x'.repeat(70_000)}' FROM "t"`),
+    (e: unknown) => e instanceof RuleError && e.code === 'rule.too_long',
+  );
+  assert.throws(
+    () => compileSql('SELECT [1..1000000] AS r FROM "t"'),
+    (e: unknown) => e instanceof RuleError && e.code === 'rule.limit',
+  );
 });
 
 test('functions cannot build unbounded values', async () => {
-  assert.equal(await evalErr("SELECT pad('x', 100000000) AS r FROM \"#\""), 'rule.limit');
+  assert.equal(await evalErr('SELECT pad(\'x\', 100000000) AS r FROM "#"'), 'rule.limit');
   assert.equal(await evalErr('SELECT bitsl(1, 100000) AS r FROM "#"'), 'rule.limit');
   assert.equal(await evalErr("SELECT sprintf('~9999999s', 'x') AS r FROM \"#\""), 'rule.limit');
-  assert.equal(await evalErr("SELECT jsonata('($f := function($n){$f($n+1)}; $f(0))', 1) AS r FROM \"#\""), 'rule.limit');
+  assert.equal(await evalErr('SELECT jsonata(\'($f := function($n){$f($n+1)}; $f(0))\', 1) AS r FROM "#"'), 'rule.limit');
 });
 
 test('a decompression bomb stops at the size limit', async () => {
@@ -54,7 +63,7 @@ test('recover mode reports every bad field and clause', () => {
 });
 
 test('an evaluation error never escapes as anything but RuleEvalError', async () => {
-  assert.equal(await evalErr("SELECT payload.x[1..2] AS r FROM \"#\""), 'rule.type_error');
+  assert.equal(await evalErr('SELECT payload.x[1..2] AS r FROM "#"'), 'rule.type_error');
   assert.equal(await evalErr('SELECT nth(0, [1]) AS r FROM "#"'), 'rule.bad_index');
   assert.equal(await evalErr("SELECT regex_match('a', '(') AS r FROM \"#\""), 'rule.bad_regex');
 });
@@ -62,7 +71,10 @@ test('an evaluation error never escapes as anything but RuleEvalError', async ()
 test('checkSql reports every unknown function and wrong arity at once', async () => {
   const { checkSql } = await import('../../src/rules/index.js');
   const errs = checkSql('SELECT nope(1), upper(), kv_store_get(1), lower(clientid) FROM "t/#"');
-  assert.deepEqual(errs.map((e) => e.code), ['rule.unknown_function', 'rule.arity', 'rule.unsupported_function']);
+  assert.deepEqual(
+    errs.map((e) => e.code),
+    ['rule.unknown_function', 'rule.arity', 'rule.unsupported_function'],
+  );
   assert.deepEqual(checkSql('SELECT a FROM "t/#"'), []);
   assert.ok(checkSql('SELECT a +, b FROM "t/#/x"').length >= 2);
 });

@@ -13,7 +13,10 @@ test('passing and failing rule tests, with the first difference', async () => {
       { name: 'not an error', event: { payload: { t: 30 } }, expect: { error: true } },
     ],
   });
-  assert.deepEqual(results.map((r) => r.pass), [true, true, false, true, false]);
+  assert.deepEqual(
+    results.map((r) => r.pass),
+    [true, true, false, true, false],
+  );
   assert.match(results[2]!.message, /\$\[0\]\.t: expected 31, got 30/);
   assert.match(results[4]!.message, /expected an error/);
 });

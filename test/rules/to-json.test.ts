@@ -57,7 +57,8 @@ describe('toJson', () => {
     const keys = ['a', 'b', '1', '10', '2', '', 'k"q', 'k\\', '\n', 'é', '😀', '-1', '01', '__proto__'];
     for (let i = 0; i < 2_000; i++) {
       const v: Record<string, unknown> = rnd(4) === 0 ? Object.create(null) : {};
-      for (let j = rnd(8); j > 0; j--) Object.defineProperty(v, keys[rnd(keys.length)]!, { value: scalars[rnd(scalars.length)]!(), enumerable: true, writable: true, configurable: true });
+      for (let j = rnd(8); j > 0; j--)
+        Object.defineProperty(v, keys[rnd(keys.length)]!, { value: scalars[rnd(scalars.length)]!(), enumerable: true, writable: true, configurable: true });
       assert.equal(toJson(v), JSON.stringify(v, jsonReplacer), `case ${i}`);
     }
   });

@@ -4,13 +4,31 @@ import { topicMatches, validateTopicFilter } from '../../src/rules/index.js';
 
 test('topicMatches: exact, + and #', () => {
   const yes: [string, string][] = [
-    ['a/b', 'a/b'], ['a/+', 'a/b'], ['a/+/c', 'a/x/c'], ['a/#', 'a'], ['a/#', 'a/b/c'], ['#', 'a/b'],
-    ['+', ''], ['+/+', '/'], ['a/+', 'a/'], ['+/b', '/b'], ['$share/g/a/+', 'a/b'], ['$queue/a/#', 'a/b'],
-    ['$SYS/#', '$SYS/x'], ['$SYS/+', '$SYS/x'],
+    ['a/b', 'a/b'],
+    ['a/+', 'a/b'],
+    ['a/+/c', 'a/x/c'],
+    ['a/#', 'a'],
+    ['a/#', 'a/b/c'],
+    ['#', 'a/b'],
+    ['+', ''],
+    ['+/+', '/'],
+    ['a/+', 'a/'],
+    ['+/b', '/b'],
+    ['$share/g/a/+', 'a/b'],
+    ['$queue/a/#', 'a/b'],
+    ['$SYS/#', '$SYS/x'],
+    ['$SYS/+', '$SYS/x'],
   ];
   const no: [string, string][] = [
-    ['a/b', 'a/c'], ['a/+', 'a'], ['a/+', 'a/b/c'], ['a/b', 'a/b/c'], ['#', '$SYS/x'], ['+/x', '$SYS/x'],
-    ['a/#', 'b'], ['a/+/c', 'a/b/d'], ['a', 'a/'],
+    ['a/b', 'a/c'],
+    ['a/+', 'a'],
+    ['a/+', 'a/b/c'],
+    ['a/b', 'a/b/c'],
+    ['#', '$SYS/x'],
+    ['+/x', '$SYS/x'],
+    ['a/#', 'b'],
+    ['a/+/c', 'a/b/d'],
+    ['a', 'a/'],
   ];
   for (const [f, t] of yes) assert.equal(topicMatches(f, t), true, `${f} should match ${t}`);
   for (const [f, t] of no) assert.equal(topicMatches(f, t), false, `${f} should not match ${t}`);

@@ -50,7 +50,15 @@ function workDir(): string {
 }
 
 /** weir.yaml and a rule that sends every telemetry sample to `topic`, keyed by device. */
-function kafkaFiles(o: { mqttUrl: string; brokers: string[]; topic: string; clientId: string; connections: number; maxInFlight: number; dir: string }): WeirFiles {
+function kafkaFiles(o: {
+  mqttUrl: string;
+  brokers: string[];
+  topic: string;
+  clientId: string;
+  connections: number;
+  maxInFlight: number;
+  dir: string;
+}): WeirFiles {
   return {
     config: `
 broker:
@@ -103,7 +111,10 @@ interface Read {
 }
 
 async function readAll(brokerList: string[], topic: string, n: number, timeoutMs = 120_000): Promise<Read[]> {
-  const consumer = new Kafka({ clientId: 'weir-e2e-reader', brokers: brokerList, logLevel: logLevel.NOTHING }).consumer({ groupId: `reader-${randomUUID()}`, maxWaitTimeInMs: 200 });
+  const consumer = new Kafka({ clientId: 'weir-e2e-reader', brokers: brokerList, logLevel: logLevel.NOTHING }).consumer({
+    groupId: `reader-${randomUUID()}`,
+    maxWaitTimeInMs: 200,
+  });
   const out: Read[] = [];
   // weir writes lz4: this process's kafkajs needs the codec to read it.
   await registerCodec('lz4');
@@ -144,7 +155,9 @@ async function recordsIn(brokerList: string[], topic: string): Promise<number> {
   }
 }
 
-test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic: exactly 100,000 records, byte-identical, one device in one partition in order', { timeout: 300_000 }, async (t) => {
+test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic: exactly 100,000 records, byte-identical, one device in one partition in order', {
+  timeout: 300_000,
+}, async (t) => {
   const mqttUrl = await mosquittoUrl();
   const kafka = await sharedKafka();
   const topic = `e2e-${randomUUID()}`;
@@ -172,7 +185,10 @@ test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic:
       const p = samplePayload(String(device), seq, 200);
       const s = JSON.parse(p.toString()) as { ts: number; seq: number; temp: number; hum: number; location: string };
       // What the rule produces: its SELECT's fields in order, the device from the topic's clientid.
-      expected.set(`${device}/${seq}`, JSON.stringify({ ts: s.ts, device_id: String(device), seq: s.seq, temp: s.temp, humidity: s.hum, location: s.location }));
+      expected.set(
+        `${device}/${seq}`,
+        JSON.stringify({ ts: s.ts, device_id: String(device), seq: s.seq, temp: s.temp, humidity: s.hum, location: s.location }),
+      );
       return p;
     },
   });

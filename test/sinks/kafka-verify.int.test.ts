@@ -17,10 +17,18 @@ function config(brokers: string[], extra: Record<string, unknown> = {}): KafkaCo
 }
 
 function action(topic: string, line: number): ActionToVerify {
-  return { ruleId: `r${line}`, at: `rules/k.yaml:${line}`, atKey: (p) => `rules/k.yaml:${line + (p[0] === 'topic' ? 1 : 0)}`, settings: { topic }, samples: [] };
+  return {
+    ruleId: `r${line}`,
+    at: `rules/k.yaml:${line}`,
+    atKey: (p) => `rules/k.yaml:${line + (p[0] === 'topic' ? 1 : 0)}`,
+    settings: { topic },
+    samples: [],
+  };
 }
 
-test('verifyKafka names a missing topic at its line, a topic with other partitions than create_topics says, and skips templated topics', { timeout: 120_000 }, async () => {
+test('verifyKafka names a missing topic at its line, a topic with other partitions than create_topics says, and skips templated topics', {
+  timeout: 120_000,
+}, async () => {
   const { brokers } = await sharedKafka();
   const existing = `verify-${randomUUID()}`;
   const missing = `verify-missing-${randomUUID()}`;
@@ -34,9 +42,15 @@ test('verifyKafka names a missing topic at its line, a topic with other partitio
   const actions = [action(existing, 10), action(missing, 20), action('per-device-${clientid}', 30)];
 
   const plain = await verifyKafka(config(brokers), actions);
-  assert.deepEqual(plain.map((p) => p.message), [`rules/k.yaml:21: rule r20: topic ${missing} does not exist (and create_topics is not set)`]);
+  assert.deepEqual(
+    plain.map((p) => p.message),
+    [`rules/k.yaml:21: rule r20: topic ${missing} does not exist (and create_topics is not set)`],
+  );
   assert.match(plain[0]!.suggestion ?? '', /kafka-topics\.sh --create --topic verify-missing-/);
 
   const creating = await verifyKafka(config(brokers, { create_topics: { partitions: 3 } }), actions);
-  assert.deepEqual(creating.map((p) => p.message), [`rules/k.yaml:11: rule r10: topic ${existing} has 2 partition(s), create_topics.partitions says 3`]);
+  assert.deepEqual(
+    creating.map((p) => p.message),
+    [`rules/k.yaml:11: rule r10: topic ${existing} has 2 partition(s), create_topics.partitions says 3`],
+  );
 });

@@ -90,7 +90,9 @@ async function createTopic(admin: Admin, topic: string, partitions: number, conf
 /** The Java client's murmur2 and partition for each key (hex in, "<hash> <partition>" out). */
 async function javaPartitions(keys: Buffer[], partitions: number): Promise<Array<{ hash: number; partition: number }>> {
   const lib = await ensureKafkaJars();
-  const child = execFileP('java', ['-Xmx64m', '-cp', `${lib}/*`, join(ROOT, 'test/brokers/kafka/PartitionForKey.java'), String(partitions)], { timeout: 60_000 });
+  const child = execFileP('java', ['-Xmx64m', '-cp', `${lib}/*`, join(ROOT, 'test/brokers/kafka/PartitionForKey.java'), String(partitions)], {
+    timeout: 60_000,
+  });
   child.child.stdin!.end(`${keys.map((k) => k.toString('hex')).join('\n')}\n`);
   const { stdout } = await child;
   return stdout
@@ -122,7 +124,12 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
     await sink.probe(never);
     const bound = sink.bind(action({ topic, key: '${device}', headers: { rule: 'r1', seq: '${seq}' } }), 'r1');
     const devices = ['d1', 'd2', 'd3', 'd4', 'd5', 'd6', 'd7'];
-    const records = Array.from({ length: 700 }, (_, i) => ({ device: devices[i % devices.length], seq: i, temp: Math.round(Math.random() * 1e4) / 100, note: 'é✓\u0000"\\' }));
+    const records = Array.from({ length: 700 }, (_, i) => ({
+      device: devices[i % devices.length],
+      seq: i,
+      temp: Math.round(Math.random() * 1e4) / 100,
+      note: 'é✓\u0000"\\',
+    }));
     const items = records.map((r) => bound.encode(input(r)));
     for (let i = 0; i < items.length; i += 100) {
       const result = await sink.write(items.slice(i, i + 100), never);
@@ -143,7 +150,10 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
     }
     assert.equal(expected.size, 0);
     // The value is the output record as JSON, unchanged.
-    assert.deepEqual(read.map((r) => JSON.parse(r.value!.toString())).sort((a, b) => a.seq - b.seq), records);
+    assert.deepEqual(
+      read.map((r) => JSON.parse(r.value!.toString())).sort((a, b) => a.seq - b.seq),
+      records,
+    );
 
     // One key, one partition, in the order written.
     const byKey = new Map<string, Read[]>();
@@ -152,7 +162,11 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
     for (const [key, rs] of byKey) {
       assert.equal(new Set(rs.map((r) => r.partition)).size, 1, `${key} in one partition`);
       const seqs = rs.sort((a, b) => a.offset - b.offset).map((r) => JSON.parse(r.value!.toString()).seq as number);
-      assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b), `${key} in order`);
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+        `${key} in order`,
+      );
     }
     assert.equal((await countTopic(admin, topic)).partitions.length, 6, 'create_topics made 6 partitions');
   });
@@ -171,7 +185,10 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
       const sink = newSink(brokers);
       await sink.connect(never);
       const bound = sink.bind(action({ topic, key: '${k}', value: '${i}' }), 'r1');
-      await sink.write(keys.map((k, i) => bound.encode(input({ k, i }))), never);
+      await sink.write(
+        keys.map((k, i) => bound.encode(input({ k, i }))),
+        never,
+      );
       await sink.close();
       const read = await consume(brokers, topic, keys.length);
       assert.equal(read.length, keys.length);
@@ -188,7 +205,10 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
     const sink = newSink(brokers);
     await sink.connect(never);
     const bound = sink.bind(action({ topic, key: 'same', partitioner: 'round_robin' }), 'r1');
-    await sink.write(Array.from({ length: 12 }, (_, i) => bound.encode(input({ i }))), never);
+    await sink.write(
+      Array.from({ length: 12 }, (_, i) => bound.encode(input({ i }))),
+      never,
+    );
     await sink.close();
     const read = await consume(brokers, topic, 12);
     const perPartition = [0, 1, 2, 3].map((p) => read.filter((r) => r.partition === p).length);
@@ -216,7 +236,10 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
       const plain = newSink(brokers, { compression: 'none' });
       await plain.connect(never);
       const bound2 = plain.bind(action({ topic: recompressed, key: '${i}' }), 'r1');
-      await plain.write(records.map((r) => bound2.encode(input(r))), never);
+      await plain.write(
+        records.map((r) => bound2.encode(input(r))),
+        never,
+      );
       await plain.close();
 
       const want = items.map((it) => it.message.value!.toString('base64')).sort();
@@ -234,12 +257,18 @@ describe('kafka sink against a real broker', { timeout: 600_000 }, () => {
     const sink = newSink(brokers);
     await sink.connect(never);
     const bound = sink.bind(action({ topic, key: '${i}' }), 'r1');
-    await sink.write(Array.from({ length: 50 }, (_, i) => bound.encode(input({ i }))), never);
+    await sink.write(
+      Array.from({ length: 50 }, (_, i) => bound.encode(input({ i }))),
+      never,
+    );
     const first = await countTopic(admin, topic);
     assert.equal(first.records, 50);
     assert.equal(first.partitions.length, 3);
     const snap = await snapshotOffsets(admin, topic);
-    await sink.write(Array.from({ length: 25 }, (_, i) => bound.encode(input({ i: 100 + i }))), never);
+    await sink.write(
+      Array.from({ length: 25 }, (_, i) => bound.encode(input({ i: 100 + i }))),
+      never,
+    );
     await sink.close();
     assert.equal(await countSince(admin, snap), 25);
     assert.equal((await countTopic(admin, topic)).records, 75);

@@ -14,12 +14,22 @@ import { murmur2, partitionForKey, toPositive } from '../../src/sinks/kafka/part
 import { KafkaActionSpec, KafkaConfigSpec, lintKafkaConfig, type KafkaAction, type KafkaConfig } from '../../src/sinks/kafka/spec.js';
 import type { SinkInput } from '../../src/sinks/types.js';
 
-const { KafkaJSProtocolError, KafkaJSConnectionError, KafkaJSNumberOfRetriesExceeded, KafkaJSRequestTimeoutError, KafkaJSSASLAuthenticationError, KafkaJSNonRetriableError } = kafkajs;
+const {
+  KafkaJSProtocolError,
+  KafkaJSConnectionError,
+  KafkaJSNumberOfRetriesExceeded,
+  KafkaJSRequestTimeoutError,
+  KafkaJSSASLAuthenticationError,
+  KafkaJSNonRetriableError,
+} = kafkajs;
 
 function config(input: Record<string, unknown>): KafkaConfig {
   const v = Value.Default(KafkaConfigSpec, structuredClone(input));
   const errors = [...Value.Errors(KafkaConfigSpec, v)];
-  assert.deepEqual(errors.map((e) => `${e.path}: ${e.message}`), []);
+  assert.deepEqual(
+    errors.map((e) => `${e.path}: ${e.message}`),
+    [],
+  );
   return v as KafkaConfig;
 }
 
@@ -61,7 +71,8 @@ describe('kafka spec', () => {
       for (const [path, s] of properties(schema)) {
         assert.ok(typeof s.description === 'string' && s.description.length > 0, `${path} has no description`);
         assert.ok(Array.isArray(s.examples) && s.examples.length > 0, `${path} has no examples`);
-        if ((s as { type?: unknown }).type === 'object' && !('patternProperties' in s)) assert.equal((s as { additionalProperties?: unknown }).additionalProperties, false, `${path} allows unknown keys`);
+        if ((s as { type?: unknown }).type === 'object' && !('patternProperties' in s))
+          assert.equal((s as { additionalProperties?: unknown }).additionalProperties, false, `${path} allows unknown keys`);
       }
     }
     assert.equal(Value.Check(KafkaConfigSpec, { ...config({ brokers: ['h:1'] }), bootstrap: 'x' }), false);
@@ -80,7 +91,10 @@ describe('kafka spec', () => {
 
   it('lints settings that contradict each other', () => {
     assert.deepEqual(lintKafkaConfig(config({ brokers: ['h:1'] })), []);
-    const messages = (c: KafkaConfig) => lintKafkaConfig(c).map((p) => `${p.path.join('.')}: ${p.message}`).join();
+    const messages = (c: KafkaConfig) =>
+      lintKafkaConfig(c)
+        .map((p) => `${p.path.join('.')}: ${p.message}`)
+        .join();
     assert.match(messages(config({ brokers: ['h:1'], acks: 1 })), /acks: the idempotent producer needs acks: -1/);
     assert.deepEqual(lintKafkaConfig(config({ brokers: ['h:1'], acks: 1, idempotent: false })), []);
     assert.match(messages(config({ brokers: ['h:1'], max_in_flight_requests: 6 })), /max_in_flight_requests: at most 5/);
@@ -94,7 +108,10 @@ describe('kafka classify', () => {
   const protocol = (code: number, type: string, retriable: boolean) => new KafkaJSProtocolError({ message: type, type, code, retriable } as never);
 
   it('retries what a stopped or restarting broker gives', () => {
-    assert.equal(classifyKafkaError(new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9092', { code: 'ECONNREFUSED' } as never)), 'retry');
+    assert.equal(
+      classifyKafkaError(new KafkaJSConnectionError('Connection error: connect ECONNREFUSED 127.0.0.1:9092', { code: 'ECONNREFUSED' } as never)),
+      'retry',
+    );
     assert.equal(classifyKafkaError(new KafkaJSRequestTimeoutError('Request Produce timed out')), 'retry');
     const exceeded = new KafkaJSNumberOfRetriesExceeded(new KafkaJSConnectionError('Connection error'), { retryCount: 3, retryTime: 1000 });
     assert.equal(exceeded.retriable, false, 'kafkajs marks the wrapper non-retriable');
@@ -200,7 +217,12 @@ describe('kafka action encoding', () => {
 // kafkajs as patched at install (patches/kafkajs+2.2.4.patch): the parts the patch rewrote.
 describe('kafkajs produce path as patched', () => {
   const require = createRequire(import.meta.url);
-  type Grouper = (a: { topic: string; partitionMetadata: Array<{ partitionId: number; leader: number }>; messages: kafkajs.Message[]; partitioner: (a: { message: kafkajs.Message }) => number }) => Record<string, kafkajs.Message[]>;
+  type Grouper = (a: {
+    topic: string;
+    partitionMetadata: Array<{ partitionId: number; leader: number }>;
+    messages: kafkajs.Message[];
+    partitioner: (a: { message: kafkajs.Message }) => number;
+  }) => Record<string, kafkajs.Message[]>;
   const group = require('kafkajs/src/producer/groupMessagesPerPartition.js') as Grouper;
   const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.js') as (r: object) => { buffer: Buffer };
 
@@ -212,13 +234,19 @@ describe('kafkajs produce path as patched', () => {
     const expected: Record<string, kafkajs.Message[]> = {};
     for (const m of messages) (expected[partitioner({ message: m })] ??= []).push(m);
     assert.deepEqual(grouped, expected);
-    assert.equal(Object.values(grouped).reduce((n, l) => n + l.length, 0), 5000);
+    assert.equal(
+      Object.values(grouped).reduce((n, l) => n + l.length, 0),
+      5000,
+    );
     assert.deepEqual(group({ topic: 't', partitionMetadata: [], messages, partitioner }), {});
   });
 
   it('encodes a record to the bytes of the Kafka record format', () => {
     // length 8, attributes 0, timestamp delta 0, offset delta 0, key "k", value "v", no headers
-    assert.deepEqual([...encodeRecord({ key: Buffer.from('k'), value: Buffer.from('v'), offsetDelta: 0, timestampDelta: 0 }).buffer], [0x10, 0, 0, 0, 2, 0x6b, 2, 0x76, 0]);
+    assert.deepEqual(
+      [...encodeRecord({ key: Buffer.from('k'), value: Buffer.from('v'), offsetDelta: 0, timestampDelta: 0 }).buffer],
+      [0x10, 0, 0, 0, 2, 0x6b, 2, 0x76, 0],
+    );
     // a null key, offset delta 3, one header h=x: the encoder grows past its sized start correctly
     const withHeader = encodeRecord({ key: null, value: Buffer.from('v'), headers: { h: Buffer.from('x') }, offsetDelta: 3, timestampDelta: 0 }).buffer;
     assert.deepEqual([...withHeader], [0x16, 0, 0, 6, 1, 2, 0x76, 2, 2, 0x68, 2, 0x78]);

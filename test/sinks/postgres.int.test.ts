@@ -15,7 +15,22 @@ test('array literals round-trip through PostgreSQL', { timeout: 60_000 }, async 
   await c.connect();
   try {
     await c.query('CREATE TABLE v (t text, n double precision, b boolean, j jsonb, y bytea, ts timestamptz)');
-    const texts = ['plain', 'with space', 'a,b', '{braces}', 'quote"inside', 'back\\slash', 'NULL', 'null', '', 'ünïcødé ✓', ' lead', 'tab\there', 'nl\nhere', null];
+    const texts = [
+      'plain',
+      'with space',
+      'a,b',
+      '{braces}',
+      'quote"inside',
+      'back\\slash',
+      'NULL',
+      'null',
+      '',
+      'ünïcødé ✓',
+      ' lead',
+      'tab\there',
+      'nl\nhere',
+      null,
+    ];
     const n = texts.length;
     const nums = Array.from({ length: n }, (_, i) => (i % 3 === 0 ? null : i * 1.5 - 7));
     const bools = Array.from({ length: n }, (_, i) => (i % 4 === 0 ? null : i % 2 === 0));
@@ -31,12 +46,30 @@ test('array literals round-trip through PostgreSQL', { timeout: 60_000 }, async 
       arrayLiteral(times, { sql: 'timestamp with time zone', category: 'D' }),
     ]);
     const rows = (await c.query('SELECT * FROM v')).rows as Array<{ t: string | null; n: number | null; b: boolean | null; j: unknown; y: Buffer; ts: Date }>;
-    assert.deepEqual(rows.map((r) => r.t), texts);
-    assert.deepEqual(rows.map((r) => r.n), nums);
-    assert.deepEqual(rows.map((r) => r.b), bools);
-    assert.deepEqual(rows.map((r) => r.j), json);
-    assert.deepEqual(rows.map((r) => r.y.toString('hex')), bytes.map((b) => b.toString('hex')));
-    assert.deepEqual(rows.map((r) => r.ts.getTime()), times);
+    assert.deepEqual(
+      rows.map((r) => r.t),
+      texts,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.n),
+      nums,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.b),
+      bools,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.j),
+      json,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.y.toString('hex')),
+      bytes.map((b) => b.toString('hex')),
+    );
+    assert.deepEqual(
+      rows.map((r) => r.ts.getTime()),
+      times,
+    );
   } finally {
     await c.end();
   }

@@ -29,7 +29,15 @@ after(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-function pulsarFiles(o: { mqttUrl: string; serviceUrl: string; httpUrl: string; topic: string; clientId: string; connections: number; dir: string }): WeirFiles {
+function pulsarFiles(o: {
+  mqttUrl: string;
+  serviceUrl: string;
+  httpUrl: string;
+  topic: string;
+  clientId: string;
+  connections: number;
+  dir: string;
+}): WeirFiles {
   return {
     config: `
 broker:
@@ -94,7 +102,9 @@ async function readAll(httpUrl: string, topic: string, enough: (read: Read[]) =>
       const timer = setTimeout(() => reject(new Error(`read ${out.length} messages in ${timeoutMs} ms, not enough`)), timeoutMs);
       let done = false;
       for (let p = 0; p < PARTITIONS; p++) {
-        const ws = new WebSocket(`${httpUrl.replace(/^http/, 'ws')}/ws/v2/reader/${topic.replace('://', '/')}-partition-${p}?messageId=earliest&receiverQueueSize=5000`);
+        const ws = new WebSocket(
+          `${httpUrl.replace(/^http/, 'ws')}/ws/v2/reader/${topic.replace('://', '/')}-partition-${p}?messageId=earliest&receiverQueueSize=5000`,
+        );
         sockets.push(ws);
         ws.on('error', reject);
         ws.on('message', (data) => {
@@ -115,7 +125,9 @@ async function readAll(httpUrl: string, topic: string, enough: (read: Read[]) =>
   return out;
 }
 
-test('100,000 QoS 1 messages of 1 KB through Mosquitto → weir → a 10-partition zlib topic: exactly 100,000, byte-identical, one device in one partition in order', { timeout: 400_000 }, async (t) => {
+test('100,000 QoS 1 messages of 1 KB through Mosquitto → weir → a 10-partition zlib topic: exactly 100,000, byte-identical, one device in one partition in order', {
+  timeout: 400_000,
+}, async (t) => {
   const { url: mqttUrl } = await sharedMosquitto();
   const pulsar = await sharedPulsar();
   const topic = `persistent://public/default/e2e-${Date.now()}`;
@@ -133,12 +145,21 @@ test('100,000 QoS 1 messages of 1 KB through Mosquitto → weir → a 10-partiti
   const expected = new Map<string, string>();
   const started = Date.now();
   const pub = await publishLoad({
-    url: mqttUrl, clients: 10, devices: 1000, size: 1024, qos: 1, limit: N, clientIdPrefix: `p100k-pub-${process.pid}`,
+    url: mqttUrl,
+    clients: 10,
+    devices: 1000,
+    size: 1024,
+    qos: 1,
+    limit: N,
+    clientIdPrefix: `p100k-pub-${process.pid}`,
     payloadFor: (device, seq) => {
       const p = samplePayload(String(device), seq, 1024);
       const s = JSON.parse(p.toString()) as { ts: number; seq: number; temp: number; hum: number; location: string };
       // What the rule outputs: its SELECT's fields in order, the device from the publisher's clientid.
-      expected.set(`${device}/${seq}`, JSON.stringify({ ts: s.ts, device_id: String(device), seq: s.seq, temp: s.temp, humidity: s.hum, location: s.location }));
+      expected.set(
+        `${device}/${seq}`,
+        JSON.stringify({ ts: s.ts, device_id: String(device), seq: s.seq, temp: s.temp, humidity: s.hum, location: s.location }),
+      );
       return p;
     },
   });
@@ -175,14 +196,18 @@ test('100,000 QoS 1 messages of 1 KB through Mosquitto → weir → a 10-partiti
     for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i]! > seqs[i - 1]!, `device ${device} in order`);
   }
   assert.equal(used.size, PARTITIONS, 'every partition used');
-  const stats = await (await fetch(`${pulsar.httpUrl}/admin/v2/persistent/${topic.slice('persistent://'.length)}/partitioned-stats`)).json() as { storageSize: number };
+  const stats = (await (await fetch(`${pulsar.httpUrl}/admin/v2/persistent/${topic.slice('persistent://'.length)}/partitioned-stats`)).json()) as {
+    storageSize: number;
+  };
   assert.ok(stats.storageSize < raw, `stored ${stats.storageSize} B < raw ${raw} B: compression took effect`);
 
   assert.equal(await weir.metric('weir_sink_success_total', 'sink="events"'), N);
   assert.equal(await weir.metric('weir_rule_passed_total', 'rule="telemetry_to_pulsar"'), N);
   assert.equal(await weir.metric('weir_ingest_unacked'), 0);
   assert.equal(await weir.metric('weir_sink_dead_lettered_total'), 0);
-  t.diagnostic(`${N} messages of 1 KB published and stored in Pulsar in ${elapsed} ms (${Math.round(N / (elapsed / 1000))} msg/s, QoS 1, 1 connection); raw ${raw} B stored as ${stats.storageSize} B`);
+  t.diagnostic(
+    `${N} messages of 1 KB published and stored in Pulsar in ${elapsed} ms (${Math.round(N / (elapsed / 1000))} msg/s, QoS 1, 1 connection); raw ${raw} B stored as ${stats.storageSize} B`,
+  );
   assert.equal(await weir.stop(), 0, 'clean exit on SIGTERM');
   running.splice(running.indexOf(weir), 1);
 });

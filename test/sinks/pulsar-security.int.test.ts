@@ -35,24 +35,46 @@ const certFile = join(certDir, 'broker.pem');
 const keyFile = join(certDir, 'broker.key');
 let broker: PulsarBroker;
 
-before(async () => {
-  // A self-signed certificate for 127.0.0.1 (OpenSSL 3 writes the key as PKCS#8, which Pulsar needs).
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2',
-    '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-  broker = await startPulsar({
-    adminToken,
-    tls: { certFile, keyFile },
-    conf: {
-      authenticationEnabled: 'true',
-      authenticationProviders: 'org.apache.pulsar.broker.authentication.AuthenticationProviderToken',
-      tokenSecretKey: `data:;base64,${secret.toString('base64')}`,
-      superUserRoles: 'weir-admin',
-      // The standalone broker's own admin client (it creates public/default) must authenticate too.
-      brokerClientAuthenticationPlugin: 'org.apache.pulsar.client.impl.auth.AuthenticationToken',
-      brokerClientAuthenticationParameters: `token:${adminToken}`,
-    },
-  });
-}, { timeout: 240_000 });
+before(
+  async () => {
+    // A self-signed certificate for 127.0.0.1 (OpenSSL 3 writes the key as PKCS#8, which Pulsar needs).
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    broker = await startPulsar({
+      adminToken,
+      tls: { certFile, keyFile },
+      conf: {
+        authenticationEnabled: 'true',
+        authenticationProviders: 'org.apache.pulsar.broker.authentication.AuthenticationProviderToken',
+        tokenSecretKey: `data:;base64,${secret.toString('base64')}`,
+        superUserRoles: 'weir-admin',
+        // The standalone broker's own admin client (it creates public/default) must authenticate too.
+        brokerClientAuthenticationPlugin: 'org.apache.pulsar.client.impl.auth.AuthenticationToken',
+        brokerClientAuthenticationParameters: `token:${adminToken}`,
+      },
+    });
+  },
+  { timeout: 240_000 },
+);
 
 after(async () => {
   await broker?.dispose();
@@ -61,8 +83,14 @@ after(async () => {
 
 function config(topic: string, token: string, over: Partial<PulsarConfig> = {}): PulsarConfig {
   return Value.Default(PulsarConfigSpec, {
-    service_url: broker.serviceUrl, admin_url: broker.httpUrl, topic, create_topic: 'if_missing', partitions: 3,
-    auth_token: token, connect_timeout_ms: 3_000, ...over,
+    service_url: broker.serviceUrl,
+    admin_url: broker.httpUrl,
+    topic,
+    create_topic: 'if_missing',
+    partitions: 3,
+    auth_token: token,
+    connect_timeout_ms: 3_000,
+    ...over,
   }) as PulsarConfig;
 }
 
@@ -72,7 +100,9 @@ describe('pulsar sink with TLS and token authentication (real broker)', { timeou
     const sink = pulsarSink.create(config(topic, adminToken), { name: 'pulsar_auth', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
     await sink.connect(AbortSignal.timeout(30_000));
     const action = sink.bind({ key: '${clientid}' }, 'r1');
-    const items = Array.from({ length: 30 }, (_, i) => action.encode({ record: { i }, event: { topic: 't', clientid: `d${i % 4}`, payload: '' }, ruleId: 'r1' }));
+    const items = Array.from({ length: 30 }, (_, i) =>
+      action.encode({ record: { i }, event: { topic: 't', clientid: `d${i % 4}`, payload: '' }, ruleId: 'r1' }),
+    );
     const r = await sink.write(items, AbortSignal.timeout(30_000));
     assert.deepEqual([r.rejected.length, r.retry.length], [0, 0], r.retryError?.message);
     await sink.close();
@@ -83,12 +113,16 @@ describe('pulsar sink with TLS and token authentication (real broker)', { timeou
     const forged = jwt('weir-admin', randomBytes(32));
     const topic = `persistent://public/default/auth-bad-${Date.now()}`;
     const direct = pulsarSink.create(config(topic, forged, { create_topic: 'never' }), { name: 'pulsar_auth', log: silentLogger });
-    await assert.rejects(direct.connect(AbortSignal.timeout(30_000)), (e: unknown) =>
-      e instanceof WeirError && e.code === 'sink.pulsar.auth_failed' && direct.classify(e) === 'fatal' && /AuthenticationError/.test(e.message));
+    await assert.rejects(
+      direct.connect(AbortSignal.timeout(30_000)),
+      (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.auth_failed' && direct.classify(e) === 'fatal' && /AuthenticationError/.test(e.message),
+    );
     await direct.close();
     const viaAdmin = pulsarSink.create(config(topic, forged), { name: 'pulsar_auth', log: silentLogger });
-    await assert.rejects(viaAdmin.connect(AbortSignal.timeout(30_000)), (e: unknown) =>
-      e instanceof WeirError && e.code === 'sink.pulsar.admin_failed' && viaAdmin.classify(e) === 'fatal' && /HTTP 401/.test(e.message));
+    await assert.rejects(
+      viaAdmin.connect(AbortSignal.timeout(30_000)),
+      (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.admin_failed' && viaAdmin.classify(e) === 'fatal' && /HTTP 401/.test(e.message),
+    );
     await viaAdmin.close();
   });
 
@@ -98,7 +132,9 @@ describe('pulsar sink with TLS and token authentication (real broker)', { timeou
     const sink = pulsarSink.create(cfg, { name: 'pulsar_tls', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
     await sink.connect(AbortSignal.timeout(30_000));
     const action = sink.bind({ key: '${clientid}' }, 'r1');
-    const items = Array.from({ length: 40 }, (_, i) => action.encode({ record: { i }, event: { topic: 't', clientid: `d${i % 5}`, payload: '' }, ruleId: 'r1' }));
+    const items = Array.from({ length: 40 }, (_, i) =>
+      action.encode({ record: { i }, event: { topic: 't', clientid: `d${i % 5}`, payload: '' }, ruleId: 'r1' }),
+    );
     const r = await sink.write(items, AbortSignal.timeout(30_000));
     assert.deepEqual([r.rejected.length, r.retry.length], [0, 0], r.retryError?.message);
     await sink.probe(AbortSignal.timeout(5_000));
@@ -108,11 +144,19 @@ describe('pulsar sink with TLS and token authentication (real broker)', { timeou
 
   it('refuses an untrusted broker certificate as fatal, and accepts it with tls_verify: none', async () => {
     const topic = `persistent://public/default/tls-bad-${Date.now()}`;
-    const untrusted = pulsarSink.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, create_topic: 'never' }), { name: 'pulsar_tls', log: silentLogger });
-    await assert.rejects(untrusted.connect(AbortSignal.timeout(30_000)), (e: unknown) =>
-      e instanceof WeirError && e.code === 'sink.pulsar.tls_failed' && untrusted.classify(e) === 'fatal');
+    const untrusted = pulsarSink.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, create_topic: 'never' }), {
+      name: 'pulsar_tls',
+      log: silentLogger,
+    });
+    await assert.rejects(
+      untrusted.connect(AbortSignal.timeout(30_000)),
+      (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.tls_failed' && untrusted.classify(e) === 'fatal',
+    );
     await untrusted.close();
-    const insecure = pulsarSink.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, tls_verify: 'none' }), { name: 'pulsar_tls', log: silentLogger });
+    const insecure = pulsarSink.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, tls_verify: 'none' }), {
+      name: 'pulsar_tls',
+      log: silentLogger,
+    });
     await insecure.connect(AbortSignal.timeout(30_000));
     await insecure.close();
   });

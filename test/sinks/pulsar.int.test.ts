@@ -19,14 +19,23 @@ import { sharedPulsar, type PulsarEndpoints } from '../harness/pulsar.js';
 
 let broker: PulsarEndpoints;
 
-before(async () => {
-  broker = await sharedPulsar();
-}, { timeout: 240_000 });
+before(
+  async () => {
+    broker = await sharedPulsar();
+  },
+  { timeout: 240_000 },
+);
 
 function sinkConfig(topic: string, over: Partial<PulsarConfig> = {}): PulsarConfig {
   const cfg = Value.Default(PulsarConfigSpec, {
-    service_url: broker.serviceUrl, admin_url: broker.httpUrl, topic, create_topic: 'if_missing', partitions: 10, compression: 'zlib',
-    connect_timeout_ms: 3_000, ...over,
+    service_url: broker.serviceUrl,
+    admin_url: broker.httpUrl,
+    topic,
+    create_topic: 'if_missing',
+    partitions: 10,
+    compression: 'zlib',
+    connect_timeout_ms: 3_000,
+    ...over,
   }) as PulsarConfig;
   assert.ok(Value.Check(PulsarConfigSpec, cfg));
   return cfg;
@@ -51,9 +60,18 @@ async function readAll(topic: string, partitions: number, expected: number, time
       for (let p = 0; p < partitions; p++) {
         const ws = new WebSocket(`${broker.httpUrl.replace(/^http/, 'ws')}/ws/v2/reader/${path}-partition-${p}?messageId=earliest&receiverQueueSize=2000`);
         sockets.push(ws);
-        ws.on('error', (e) => { clearTimeout(timer); reject(e); });
+        ws.on('error', (e) => {
+          clearTimeout(timer);
+          reject(e);
+        });
         ws.on('message', (data) => {
-          const m = JSON.parse(data.toString()) as { messageId: string; payload: string; key?: string; properties?: Record<string, string>; eventTime?: string };
+          const m = JSON.parse(data.toString()) as {
+            messageId: string;
+            payload: string;
+            key?: string;
+            properties?: Record<string, string>;
+            eventTime?: string;
+          };
           ws.send(JSON.stringify({ messageId: m.messageId }));
           out.push({ partition: p, payload: Buffer.from(m.payload, 'base64'), key: m.key, properties: m.properties ?? {}, eventTime: m.eventTime });
           if (out.length >= expected) {
@@ -72,7 +90,11 @@ async function readAll(topic: string, partitions: number, expected: number, time
 function input(i: number, device: string | undefined): SinkInput {
   const event: RuleEvent = { topic: `device/${device ?? 'anon'}/telemetry`, clientid: device, payload: Buffer.from('{}'), timestamp: 1_700_000_000_000 + i };
   // ~1 KB of JSON with a repetitive part (telemetry compresses well) and a unique part.
-  return { record: { seq: i, device: device ?? null, temp: 20 + (i % 50) / 10, tags: 'abcdefghij'.repeat(95), nonce: Math.random().toString(36) }, event, ruleId: 'r1' };
+  return {
+    record: { seq: i, device: device ?? null, temp: 20 + (i % 50) / 10, tags: 'abcdefghij'.repeat(95), nonce: Math.random().toString(36) },
+    event,
+    ruleId: 'r1',
+  };
 }
 
 async function writeAll(sink: Sink<unknown, OutgoingMessage>, items: OutgoingMessage[], batchSize: number): Promise<void> {
@@ -113,7 +135,10 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
     }
     const perPartition = new Array(10).fill(0) as number[];
     for (const m of read) perPartition[m.partition]!++;
-    assert.ok(perPartition.every((n) => n > 0), `every partition used: ${perPartition.join(',')}`);
+    assert.ok(
+      perPartition.every((n) => n > 0),
+      `every partition used: ${perPartition.join(',')}`,
+    );
     const partitionOfKey = new Map<string, number>();
     const lastSeqOfKey = new Map<string, number>();
     for (const m of read) {
@@ -135,8 +160,14 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
 
     const count = await countPulsarMessages(sinkConfig(topic));
     assert.equal(count.total, N);
-    assert.deepEqual(count.partitions.map((p) => p.count), perPartition);
-    const stats = await (await fetch(`${broker.httpUrl}/admin/v2/persistent/${topic.slice('persistent://'.length)}/partitioned-stats`)).json() as { bytesInCounter: number; storageSize: number };
+    assert.deepEqual(
+      count.partitions.map((p) => p.count),
+      perPartition,
+    );
+    const stats = (await (await fetch(`${broker.httpUrl}/admin/v2/persistent/${topic.slice('persistent://'.length)}/partitioned-stats`)).json()) as {
+      bytesInCounter: number;
+      storageSize: number;
+    };
     const raw = items.reduce((s, m) => s + m.payload.length, 0);
     assert.ok(stats.storageSize > 0 && stats.storageSize < raw / 2, `stored ${stats.storageSize} bytes for ${raw} raw: zlib took effect`);
     process.stderr.write(`pulsar.int: ${N} msgs written in ${writeMs} ms; raw ${raw} B, stored ${stats.storageSize} B\n`);
@@ -158,7 +189,9 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
       assert.equal(read.length, items.length);
       assert.equal(new Set(read.map((m) => m.properties.seq)).size, items.length, 'no duplicates');
       for (const m of read) assert.ok(m.payload.equals(items[Number(m.properties.seq)]!.payload), `payload ${m.properties.seq}`);
-      const stats = await (await fetch(`${broker.httpUrl}/admin/v2/persistent/${topic.slice('persistent://'.length)}/partitioned-stats`)).json() as { storageSize: number };
+      const stats = (await (await fetch(`${broker.httpUrl}/admin/v2/persistent/${topic.slice('persistent://'.length)}/partitioned-stats`)).json()) as {
+        storageSize: number;
+      };
       const raw = items.reduce((s, m) => s + m.payload.length, 0);
       assert.ok(stats.storageSize < raw / 2, `stored ${stats.storageSize} of ${raw}: ${compression} took effect`);
     });

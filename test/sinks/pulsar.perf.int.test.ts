@@ -24,16 +24,26 @@ describe('pulsar sink throughput (protocol transport, real broker)', { timeout: 
     it(`writes ${N} messages of ~1 KB with ${compression}`, async () => {
       const b = await sharedPulsar();
       const topic = `persistent://public/default/weir-perf-${compression}-${Date.now()}`;
-      const cfg = Value.Default(PulsarConfigSpec, { service_url: b.serviceUrl, admin_url: b.httpUrl, topic, create_topic: 'if_missing', partitions: 10, compression }) as PulsarConfig;
+      const cfg = Value.Default(PulsarConfigSpec, {
+        service_url: b.serviceUrl,
+        admin_url: b.httpUrl,
+        topic,
+        create_topic: 'if_missing',
+        partitions: 10,
+        compression,
+      }) as PulsarConfig;
       assert.ok(Value.Check(PulsarConfigSpec, cfg), `WEIR_PULSAR_PERF_CODECS: ${compression} is not a compression`);
       const sink = pulsarSink.create(cfg, { name: 'pulsar_perf', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
       await sink.connect(AbortSignal.timeout(30_000));
       const action = sink.bind({ key: '${clientid}' }, 'perf');
       const filler = 'telemetry-sample-'.repeat(60);
-      const items = Array.from({ length: N }, (_, i) => action.encode({
-        record: { seq: i, device: `dev-${i % 500}`, ts: 1_700_000_000_000 + i, temp: 20 + (i % 97) / 10, data: `${i.toString(36)}-${filler}`.slice(0, 900) },
-        event: { topic: 'device/x/telemetry', clientid: `dev-${i % 500}`, payload: '' }, ruleId: 'perf',
-      }));
+      const items = Array.from({ length: N }, (_, i) =>
+        action.encode({
+          record: { seq: i, device: `dev-${i % 500}`, ts: 1_700_000_000_000 + i, temp: 20 + (i % 97) / 10, data: `${i.toString(36)}-${filler}`.slice(0, 900) },
+          event: { topic: 'device/x/telemetry', clientid: `dev-${i % 500}`, payload: '' },
+          ruleId: 'perf',
+        }),
+      );
       const cpu0 = process.cpuUsage();
       const elu0 = performance.eventLoopUtilization();
       const t0 = performance.now();
@@ -52,7 +62,9 @@ describe('pulsar sink throughput (protocol transport, real broker)', { timeout: 
       const elu = performance.eventLoopUtilization(elu0);
       await sink.close();
       const rate = Math.round((N / ms) * 1000);
-      process.stderr.write(`pulsar.perf ${compression}: ${N} msgs in ${ms.toFixed(0)} ms = ${rate} msg/s, weir CPU ${(((cpu.user + cpu.system) / 1000 / ms) * 100).toFixed(0)}%, event loop ${(elu.utilization * 100).toFixed(0)}% busy\n`);
+      process.stderr.write(
+        `pulsar.perf ${compression}: ${N} msgs in ${ms.toFixed(0)} ms = ${rate} msg/s, weir CPU ${(((cpu.user + cpu.system) / 1000 / ms) * 100).toFixed(0)}%, event loop ${(elu.utilization * 100).toFixed(0)}% busy\n`,
+      );
       assert.equal((await countPulsarMessages(cfg)).total, N);
       assert.ok(rate > 5_000, `${rate} msg/s`);
     });

@@ -11,7 +11,13 @@ import { silentLogger } from '../../src/log.js';
 import { pulsarSink } from '../../src/sinks/pulsar/index.js';
 import { classifyPulsarError, serverError } from '../../src/sinks/pulsar/classify.js';
 import { compileEncoder } from '../../src/sinks/pulsar/encode.js';
-import { loadPulsarClient, type NativeClientConfig, type NativeMessage, type NativeProducerConfig, type PulsarClientModule } from '../../src/sinks/pulsar/native/module.js';
+import {
+  loadPulsarClient,
+  type NativeClientConfig,
+  type NativeMessage,
+  type NativeProducerConfig,
+  type PulsarClientModule,
+} from '../../src/sinks/pulsar/native/module.js';
 import { NativeTransport } from '../../src/sinks/pulsar/native/native-transport.js';
 import { nativeClientConfig, nativeProducerConfig } from '../../src/sinks/pulsar/native/options.js';
 import { CommandType, decodeCommand, encodePing, encodeSend } from '../../src/sinks/pulsar/protocol/commands.js';
@@ -59,7 +65,13 @@ describe('protobuf', () => {
     assert.equal(hex(new ProtoWriter().uint(2, 2 ** 40).finish()), '108080808080' + '20');
   });
   it('decodes what it encodes, including large varints', () => {
-    const f = decodeProto(new ProtoWriter().uint(1, 2 ** 50 + 3).string(2, 'ключ').bool(3, true).finish());
+    const f = decodeProto(
+      new ProtoWriter()
+        .uint(1, 2 ** 50 + 3)
+        .string(2, 'ключ')
+        .bool(3, true)
+        .finish(),
+    );
     assert.equal(f.uint(1), 2 ** 50 + 3);
     assert.equal(f.string(2), 'ключ');
     assert.equal(f.bool(3), true);
@@ -71,11 +83,21 @@ describe('protobuf', () => {
     assert.equal(hex(simpleFrame(encodePing())), '00000009' + '00000005' + '0812920100');
   });
   it('decodes a SEND_RECEIPT with a message id', () => {
-    const receipt = new ProtoWriter().uint(1, CommandType.SEND_RECEIPT)
-      .message(7, (w) => w.uint(1, 4).uint(2, 99).message(3, (m) => m.uint(1, 12).uint(2, 34).uint(3, 5)).uint(4, 120))
+    const receipt = new ProtoWriter()
+      .uint(1, CommandType.SEND_RECEIPT)
+      .message(7, (w) =>
+        w
+          .uint(1, 4)
+          .uint(2, 99)
+          .message(3, (m) => m.uint(1, 12).uint(2, 34).uint(3, 5))
+          .uint(4, 120),
+      )
       .finish();
     assert.deepEqual(decodeCommand(receipt), {
-      type: 'send_receipt', producerId: 4, sequenceId: 99, highestSequenceId: 120,
+      type: 'send_receipt',
+      producerId: 4,
+      sequenceId: 99,
+      highestSequenceId: 120,
       messageId: { ledgerId: 12, entryId: 34, partition: 5, batchIndex: -1 },
     });
   });
@@ -87,7 +109,15 @@ describe('protobuf', () => {
     const raw = encodeBatch(msgs, 10);
     assert.ok(raw.equals(Buffer.concat(msgs.flatMap((m, i) => encodeSingleMessage(m, 10 + i)))));
     const compressed = deflateSync(raw);
-    const meta = encodeMessageMetadata({ producerName: 'p', sequenceId: 10, publishTime: 5, compression: 2, uncompressedSize: raw.length, numMessagesInBatch: 2, highestSequenceId: 11 });
+    const meta = encodeMessageMetadata({
+      producerName: 'p',
+      sequenceId: 10,
+      publishTime: 5,
+      compression: 2,
+      uncompressedSize: raw.length,
+      numMessagesInBatch: 2,
+      highestSequenceId: 11,
+    });
     const frame = payloadFrame(encodeSend(1, 10, 2, 11), meta, compressed);
     const [f] = new FrameReader().push(frame);
     assert.ok(f);
@@ -139,25 +169,31 @@ describe('key hashing (vectors computed with independent implementations)', () =
     const r = new PartitionRouter(10, 'java_string_hash');
     assert.equal(r.choose('device-0042'), 556340629 % 10);
     assert.equal(r.choose('device-0042'), 9);
-    assert.deepEqual(Array.from({ length: 12 }, () => r.choose(undefined)), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1]);
+    assert.deepEqual(
+      Array.from({ length: 12 }, () => r.choose(undefined)),
+      [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0, 1],
+    );
     assert.equal(new PartitionRouter(10, 'murmur3_32_hash').choose('hello'), 613153351 % 10);
   });
 });
 
 describe('max_pending', () => {
   const tick = () => new Promise((r) => setImmediate(r));
-  it('lets max sends through, hands a settled send\'s room to the next waiting one, and frees it before reporting', async () => {
+  it("lets max sends through, hands a settled send's room to the next waiting one, and frees it before reporting", async () => {
     const limit = new PendingLimit(2);
     const finish: Array<(err?: Error) => void> = [];
     const outcomes: Array<string> = [];
     for (const name of ['a', 'b', 'c']) {
-      limit.run((done) => finish.push(done), (err) => outcomes.push(`${name}:${err?.message ?? 'ok'}:${limit.outstanding}`));
+      limit.run(
+        (done) => finish.push(done),
+        (err) => outcomes.push(`${name}:${err?.message ?? 'ok'}:${limit.outstanding}`),
+      );
     }
     await tick();
     assert.equal(finish.length, 2, 'the third waits while two are outstanding');
     assert.equal(limit.waiting, 1);
     finish[0]!();
-    assert.deepEqual(outcomes, ['a:ok:2'], 'a\'s room went to the waiting third');
+    assert.deepEqual(outcomes, ['a:ok:2'], "a's room went to the waiting third");
     await tick();
     assert.equal(finish.length, 3, 'the third starts once a room is free');
     finish[2]!(new Error('refused'));
@@ -168,8 +204,19 @@ describe('max_pending', () => {
   it('reports each send once, and a send that throws as failed, giving its room back', async () => {
     const limit = new PendingLimit(1);
     const outcomes: string[] = [];
-    limit.run((done) => { done(); done(new Error('late')); }, (err) => outcomes.push(err?.message ?? 'ok'));
-    limit.run(() => { throw new Error('thrown'); }, (err) => outcomes.push(err?.message ?? 'ok'));
+    limit.run(
+      (done) => {
+        done();
+        done(new Error('late'));
+      },
+      (err) => outcomes.push(err?.message ?? 'ok'),
+    );
+    limit.run(
+      () => {
+        throw new Error('thrown');
+      },
+      (err) => outcomes.push(err?.message ?? 'ok'),
+    );
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(outcomes, ['ok', 'thrown']);
     assert.equal(limit.outstanding, 0);
@@ -194,7 +241,10 @@ describe('message encoding from templates', () => {
   });
   it('rejects an event time that is not a time', () => {
     const enc = compileEncoder({ event_time: '${clientid}', properties: {} });
-    assert.throws(() => enc({ record: {}, event, ruleId: 'r' }), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.bad_event_time');
+    assert.throws(
+      () => enc({ record: {}, event, ruleId: 'r' }),
+      (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.bad_event_time',
+    );
   });
 });
 
@@ -236,9 +286,15 @@ describe('spec', () => {
   it('accepts every compression on the protocol transport and refuses at creation what it cannot do', () => {
     const deps = { name: 'p', log: silentLogger };
     for (const compression of ['zlib', 'lz4', 'zstd', 'snappy', 'none'] as const) assert.ok(pulsarSink.create(config({ compression }), deps), compression);
-    assert.throws(() => pulsarSink.create(config({ service_url: 'pulsar://a:6650,b:6650' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.bad_service_url');
+    assert.throws(
+      () => pulsarSink.create(config({ service_url: 'pulsar://a:6650,b:6650' }), deps),
+      (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.bad_service_url',
+    );
     assert.ok(pulsarSink.create(config({ service_url: 'pulsar+ssl://h:6651' }), deps));
-    assert.throws(() => pulsarSink.create(config({ create_topic: 'if_missing' }), deps), (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.no_admin_url');
+    assert.throws(
+      () => pulsarSink.create(config({ create_topic: 'if_missing' }), deps),
+      (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.no_admin_url',
+    );
     assert.ok(pulsarSink.create(config({ compression: 'zstd', transport: 'native' }), deps));
   });
   it('refuses unknown keys', () => {
@@ -266,7 +322,10 @@ class FakePulsarClientModule implements PulsarClientModule {
       async createProducer(cfg: NativeProducerConfig) {
         fake.producers.push(cfg);
         return {
-          send: async (m: NativeMessage) => { fake.sent.push(m); return {}; },
+          send: async (m: NativeMessage) => {
+            fake.sent.push(m);
+            return {};
+          },
           flush: async () => null,
           close: async () => null,
         };
@@ -274,14 +333,18 @@ class FakePulsarClientModule implements PulsarClientModule {
       async getPartitionsForTopic(topic: string) {
         return Array.from({ length: partitions }, (_, i) => `${topic}-partition-${i}`);
       }
-      async close() { return null; }
+      async close() {
+        return null;
+      }
     };
   }
 }
 
 describe('native transport (FakePulsarClientModule stands in for pulsar-client)', () => {
   it('maps compression zlib, batching, routing and hashing to the native names', () => {
-    const p = nativeProducerConfig(config({ compression: 'zlib', batching: { max_messages: 500, max_bytes: 65536, max_delay_ms: 0 }, max_pending: 2000, producer_name: 'w1' }));
+    const p = nativeProducerConfig(
+      config({ compression: 'zlib', batching: { max_messages: 500, max_bytes: 65536, max_delay_ms: 0 }, max_pending: 2000, producer_name: 'w1' }),
+    );
     assert.equal(p.compressionType, 'Zlib');
     assert.equal(p.batchingEnabled, true);
     assert.equal(p.batchingMaxMessages, 500);
@@ -304,7 +367,9 @@ describe('native transport (FakePulsarClientModule stands in for pulsar-client)'
     assert.equal(fake.clients[0]!.serviceUrl, 'pulsar://127.0.0.1:6650');
     assert.deepEqual((fake.clients[0]!.authentication as { params: unknown }).params, { token: 'jwt' });
     assert.equal(fake.clients[0]!.tlsAllowInsecureConnection, undefined);
-    await new Promise<void>((resolve, reject) => t.send({ payload: Buffer.from('x'), key: 'd1', properties: { a: 'b' }, eventTime: 42 }, (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      t.send({ payload: Buffer.from('x'), key: 'd1', properties: { a: 'b' }, eventTime: 42 }, (err) => (err ? reject(err) : resolve())),
+    );
     assert.deepEqual(fake.sent[0], { data: Buffer.from('x'), partitionKey: 'd1', properties: { a: 'b' }, eventTimestamp: 42 });
     await t.close();
   });
@@ -316,8 +381,16 @@ describe('native transport (FakePulsarClientModule stands in for pulsar-client)'
     assert.deepEqual([n.tlsAllowInsecureConnection, n.tlsValidateHostname], [true, false]);
   });
   it('names the fix when pulsar-client is missing', async () => {
-    await assert.rejects(loadPulsarClient(async () => { throw new Error("Cannot find package 'pulsar-client'"); }), (e: unknown) =>
-      e instanceof WeirError && e.code === 'sink.pulsar.native_missing' && /npm install pulsar-client/.test(e.message) && /transport: protocol/.test(e.message));
+    await assert.rejects(
+      loadPulsarClient(async () => {
+        throw new Error("Cannot find package 'pulsar-client'");
+      }),
+      (e: unknown) =>
+        e instanceof WeirError &&
+        e.code === 'sink.pulsar.native_missing' &&
+        /npm install pulsar-client/.test(e.message) &&
+        /transport: protocol/.test(e.message),
+    );
   });
   it('fails the same way through the real dynamic import on this machine, where the package cannot install', async () => {
     let present = true;

@@ -65,36 +65,65 @@ function halfFloat(h: number): number {
 
 export const BITS_FUNCTIONS: FunctionSpec[] = [
   ...def('bits', 'bitnot(int): int', 'Bitwise not.', (x: unknown) => num(~big('bitnot', x)), { examples: [{ call: 'bitnot(5)', result: -6 }] }),
-  ...def('bits', 'bitand(int, int): int', 'Bitwise and.', (x: unknown, y: unknown) => num(big('bitand', x) & big('bitand', y)), { examples: [{ call: 'bitand(12, 10)', result: 8 }] }),
-  ...def('bits', 'bitor(int, int): int', 'Bitwise or.', (x: unknown, y: unknown) => num(big('bitor', x) | big('bitor', y)), { examples: [{ call: 'bitor(12, 10)', result: 14 }] }),
-  ...def('bits', 'bitxor(int, int): int', 'Bitwise exclusive or.', (x: unknown, y: unknown) => num(big('bitxor', x) ^ big('bitxor', y)), { examples: [{ call: 'bitxor(12, 10)', result: 6 }] }),
-  ...def('bits', 'bitsl(int, int): int', 'Shift left.', (x: unknown, i: unknown) => {
-    const n = needInt('bitsl', i);
-    if (Math.abs(n) > MAX_SHIFT) throw new RuleEvalError('rule.limit', `bitsl: shift larger than ${MAX_SHIFT}`);
-    return num(n >= 0 ? big('bitsl', x) << BigInt(n) : big('bitsl', x) >> BigInt(-n));
-  }, { examples: [{ call: 'bitsl(1, 40)', result: 1099511627776 }] }),
-  ...def('bits', 'bitsr(int, int): int', 'Arithmetic shift right.', (x: unknown, i: unknown) => {
-    const n = needInt('bitsr', i);
-    if (Math.abs(n) > MAX_SHIFT) throw new RuleEvalError('rule.limit', `bitsr: shift larger than ${MAX_SHIFT}`);
-    return num(n >= 0 ? big('bitsr', x) >> BigInt(n) : big('bitsr', x) << BigInt(-n));
-  }, { examples: [{ call: 'bitsr(-16, 2)', result: -4 }] }),
-  ...def('bits', 'bitsize(binary): int', 'Size in bits.', (b: unknown) => bitSizeOf(b instanceof Uint8Array ? b : needBytes('bitsize', b)), {
-    examples: [{ call: "bitsize('abc')", result: 24 }, { call: "bitsize(subbits(hexstr2bin('FF'), 1, 4, 'bits'))", result: 4 }],
+  ...def('bits', 'bitand(int, int): int', 'Bitwise and.', (x: unknown, y: unknown) => num(big('bitand', x) & big('bitand', y)), {
+    examples: [{ call: 'bitand(12, 10)', result: 8 }],
   }),
-  ...def('bits', 'bytesize(binary): int', 'Size in bytes.', (b: unknown) => needBytes('bytesize', b).length, { examples: [{ call: "bytesize('héllo')", result: 6 }] }),
-  ...def('bits', 'subbits(binary, int, int?, string?, string?, string?): any', "Bits from a 1-based bit offset: subbits(b, len), subbits(b, start, len[, 'integer'|'float'|'bits'[, 'unsigned'|'signed'[, 'big'|'little']]]).", subbits, {
+  ...def('bits', 'bitor(int, int): int', 'Bitwise or.', (x: unknown, y: unknown) => num(big('bitor', x) | big('bitor', y)), {
+    examples: [{ call: 'bitor(12, 10)', result: 14 }],
+  }),
+  ...def('bits', 'bitxor(int, int): int', 'Bitwise exclusive or.', (x: unknown, y: unknown) => num(big('bitxor', x) ^ big('bitxor', y)), {
+    examples: [{ call: 'bitxor(12, 10)', result: 6 }],
+  }),
+  ...def(
+    'bits',
+    'bitsl(int, int): int',
+    'Shift left.',
+    (x: unknown, i: unknown) => {
+      const n = needInt('bitsl', i);
+      if (Math.abs(n) > MAX_SHIFT) throw new RuleEvalError('rule.limit', `bitsl: shift larger than ${MAX_SHIFT}`);
+      return num(n >= 0 ? big('bitsl', x) << BigInt(n) : big('bitsl', x) >> BigInt(-n));
+    },
+    { examples: [{ call: 'bitsl(1, 40)', result: 1099511627776 }] },
+  ),
+  ...def(
+    'bits',
+    'bitsr(int, int): int',
+    'Arithmetic shift right.',
+    (x: unknown, i: unknown) => {
+      const n = needInt('bitsr', i);
+      if (Math.abs(n) > MAX_SHIFT) throw new RuleEvalError('rule.limit', `bitsr: shift larger than ${MAX_SHIFT}`);
+      return num(n >= 0 ? big('bitsr', x) >> BigInt(n) : big('bitsr', x) << BigInt(-n));
+    },
+    { examples: [{ call: 'bitsr(-16, 2)', result: -4 }] },
+  ),
+  ...def('bits', 'bitsize(binary): int', 'Size in bits.', (b: unknown) => bitSizeOf(b instanceof Uint8Array ? b : needBytes('bitsize', b)), {
     examples: [
-      { call: "subbits('abc', 8)", result: 97 },
-      { call: "subbits('abc', 9, 8)", result: 98 },
-      { call: "subbits('abc', 17, 8)", result: 99 },
-      { call: "subbits('abc', 9, 16, 'integer', 'signed', 'big')", result: 25187 },
-      { call: "subbits('abc', 9, 16, 'integer', 'signed', 'little')", result: 25442 },
-      { call: "subbits(hexstr2bin('FF'), 1, 8, 'integer', 'signed')", result: -1 },
-      { call: "subbits(hexstr2bin('BCA0'), 1, 12, 'integer', 'unsigned', 'little')", result: 0xabc },
-      { call: "subbits(hexstr2bin('BC80'), 1, 12, 'integer', 'signed', 'little')", result: -1860 },
-      { call: "subbits(hexstr2bin('3FF0000000000000'), 1, 64, 'float')", result: 1 },
-      { call: "subbits('a', 9, 8)", result: undefined },
-      { call: "bin2hexstr(subbits(hexstr2bin('9F4E58'), 1, 6, 'bits'))", result: '27' },
+      { call: "bitsize('abc')", result: 24 },
+      { call: "bitsize(subbits(hexstr2bin('FF'), 1, 4, 'bits'))", result: 4 },
     ],
   }),
+  ...def('bits', 'bytesize(binary): int', 'Size in bytes.', (b: unknown) => needBytes('bytesize', b).length, {
+    examples: [{ call: "bytesize('héllo')", result: 6 }],
+  }),
+  ...def(
+    'bits',
+    'subbits(binary, int, int?, string?, string?, string?): any',
+    "Bits from a 1-based bit offset: subbits(b, len), subbits(b, start, len[, 'integer'|'float'|'bits'[, 'unsigned'|'signed'[, 'big'|'little']]]).",
+    subbits,
+    {
+      examples: [
+        { call: "subbits('abc', 8)", result: 97 },
+        { call: "subbits('abc', 9, 8)", result: 98 },
+        { call: "subbits('abc', 17, 8)", result: 99 },
+        { call: "subbits('abc', 9, 16, 'integer', 'signed', 'big')", result: 25187 },
+        { call: "subbits('abc', 9, 16, 'integer', 'signed', 'little')", result: 25442 },
+        { call: "subbits(hexstr2bin('FF'), 1, 8, 'integer', 'signed')", result: -1 },
+        { call: "subbits(hexstr2bin('BCA0'), 1, 12, 'integer', 'unsigned', 'little')", result: 0xabc },
+        { call: "subbits(hexstr2bin('BC80'), 1, 12, 'integer', 'signed', 'little')", result: -1860 },
+        { call: "subbits(hexstr2bin('3FF0000000000000'), 1, 64, 'float')", result: 1 },
+        { call: "subbits('a', 9, 8)", result: undefined },
+        { call: "bin2hexstr(subbits(hexstr2bin('9F4E58'), 1, 6, 'bits'))", result: '27' },
+      ],
+    },
+  ),
 ];

@@ -9,7 +9,10 @@ export class BitString extends Uint8Array {
     return Uint8Array;
   }
 
-  constructor(bytes: Uint8Array, readonly bitSize: number) {
+  constructor(
+    bytes: Uint8Array,
+    readonly bitSize: number,
+  ) {
     super(bytes);
   }
 }
@@ -50,6 +53,9 @@ export function bitsOf(v: bigint, n: number): Uint8Array {
 export function hexOfBits(b: Uint8Array): string {
   const n = bitSizeOf(b);
   if (n % 8 === 0) return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex').toUpperCase();
-  const hex = readBits(b, 0, n).toString(16).toUpperCase().padStart(Math.ceil(n / 8) * 2, '0');
+  const hex = readBits(b, 0, n)
+    .toString(16)
+    .toUpperCase()
+    .padStart(Math.ceil(n / 8) * 2, '0');
   return 8 - (n % 8) >= 4 ? hex.slice(1) : hex;
 }

@@ -23,7 +23,10 @@ export const COMPRESS_FUNCTIONS: FunctionSpec[] = [
     examples: [{ call: "bin2hexstr(gzip('hello world'))", result: '1F8B0800000000000003CB48CDC9C95728CF2FCA49010085114A0D0B000000' }],
   }),
   ...def('compress', 'gunzip(binary): binary', 'The bytes of gzip-compressed data.', inflate('gunzip', gunzipSync), {
-    examples: [{ call: "gunzip(hexstr2bin('1F8B0800000000000003CB48CDC9C95728CF2FCA49010085114A0D0B000000'))", result: 'hello world' }, { call: "gunzip('x')", error: true }],
+    examples: [
+      { call: "gunzip(hexstr2bin('1F8B0800000000000003CB48CDC9C95728CF2FCA49010085114A0D0B000000'))", result: 'hello world' },
+      { call: "gunzip('x')", error: true },
+    ],
   }),
   ...def('compress', 'zip(binary): binary', 'Raw deflate (no zlib header or checksum).', (v: unknown) => deflateRawSync(needBytes('zip', v)), {
     examples: [{ call: "bin2hexstr(zip('hello world'))", result: 'CB48CDC9C95728CF2FCA490100' }],

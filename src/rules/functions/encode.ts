@@ -76,20 +76,59 @@ function jsonDecode(v: unknown): unknown {
 
 export const ENCODE_FUNCTIONS: FunctionSpec[] = [
   ...def('encode', 'base64_encode(string, string?, string?): string', "Base64 of the bytes; options 'urlsafe' and 'no_padding'.", base64Encode, {
-    examples: [{ call: "base64_encode('some val')", result: 'c29tZSB2YWw=' }, { call: "base64_encode('some val', 'no_padding')", result: 'c29tZSB2YWw' }],
+    examples: [
+      { call: "base64_encode('some val')", result: 'c29tZSB2YWw=' },
+      { call: "base64_encode('some val', 'no_padding')", result: 'c29tZSB2YWw' },
+    ],
   }),
   ...def('encode', 'base64_decode(string, string?, string?): binary', "The bytes of a base64 string; options 'urlsafe' and 'no_padding'.", base64Decode, {
-    examples: [{ call: "base64_decode('c29tZSB2YWw=')", result: 'some val' }, { call: "base64_decode('%%')", error: true }],
+    examples: [
+      { call: "base64_decode('c29tZSB2YWw=')", result: 'some val' },
+      { call: "base64_decode('%%')", error: true },
+    ],
   }),
-  ...def('encode', 'bin2hexstr(binary, string?): string', 'Upper-case hex of the bytes, after the prefix if one is given; a bitstring is padded in front to whole bytes.', binToHex, {
-    examples: [{ call: "bin2hexstr('abc')", result: '616263' }, { call: "bin2hexstr(hexstr2bin('0102'), '0x')", result: '0x0102' }],
+  ...def(
+    'encode',
+    'bin2hexstr(binary, string?): string',
+    'Upper-case hex of the bytes, after the prefix if one is given; a bitstring is padded in front to whole bytes.',
+    binToHex,
+    {
+      examples: [
+        { call: "bin2hexstr('abc')", result: '616263' },
+        { call: "bin2hexstr(hexstr2bin('0102'), '0x')", result: '0x0102' },
+      ],
+    },
+  ),
+  ...def(
+    'encode',
+    'sqlserver_bin2hexstr(binary): string',
+    'Hex of the bytes with the 0x prefix SQL Server takes for binary literals.',
+    (v: unknown) => binToHex(v, '0x'),
+    {
+      examples: [{ call: "sqlserver_bin2hexstr(hexstr2bin('1121'))", result: '0x1121' }],
+    },
+  ),
+  ...def(
+    'encode',
+    'hexstr2bin(string, string?): binary',
+    'The bytes a hex string spells, after removing the given prefix (an error when it is absent); an odd length gets a leading 0.',
+    hexToBin,
+    {
+      examples: [
+        { call: "hexstr2bin('616263')", result: 'abc' },
+        { call: "hexstr2bin('zz')", error: true },
+        { call: "hexstr2bin('0x616263', '0x')", result: 'abc' },
+        { call: "hexstr2bin('616263', '0x')", error: true },
+      ],
+    },
+  ),
+  ...def('json', 'json_encode(any): string', 'JSON text of a value.', jsonEncode, {
+    examples: [{ call: 'json_encode(json_decode(\'{ "a" : 1 }\'))', result: '{"a":1}' }],
   }),
-  ...def('encode', 'sqlserver_bin2hexstr(binary): string', 'Hex of the bytes with the 0x prefix SQL Server takes for binary literals.', (v: unknown) => binToHex(v, '0x'), {
-    examples: [{ call: "sqlserver_bin2hexstr(hexstr2bin('1121'))", result: '0x1121' }],
+  ...def('json', 'json_decode(string): any', 'The value of JSON text (invalid JSON is an error).', jsonDecode, {
+    examples: [
+      { call: "json_decode('[1,2]')", result: [1, 2] },
+      { call: "json_decode('{')", error: true },
+    ],
   }),
-  ...def('encode', 'hexstr2bin(string, string?): binary', 'The bytes a hex string spells, after removing the given prefix (an error when it is absent); an odd length gets a leading 0.', hexToBin, {
-    examples: [{ call: "hexstr2bin('616263')", result: 'abc' }, { call: "hexstr2bin('zz')", error: true }, { call: "hexstr2bin('0x616263', '0x')", result: 'abc' }, { call: "hexstr2bin('616263', '0x')", error: true }],
-  }),
-  ...def('json', 'json_encode(any): string', 'JSON text of a value.', jsonEncode, { examples: [{ call: 'json_encode(json_decode(\'{ "a" : 1 }\'))', result: '{"a":1}' }] }),
-  ...def('json', 'json_decode(string): any', 'The value of JSON text (invalid JSON is an error).', jsonDecode, { examples: [{ call: "json_decode('[1,2]')", result: [1, 2] }, { call: "json_decode('{')", error: true }] }),
 ];

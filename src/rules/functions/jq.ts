@@ -190,14 +190,20 @@ export function jq(filter: unknown, value: unknown, timeout?: unknown): unknown[
 }
 
 export const JQ_FUNCTIONS: FunctionSpec[] = [
-  ...def('jq', 'jq(string, any, int?): array', "The results of a jq filter over a value (a string is read as JSON text), as a list; a jq error or the timeout (10 s, or the third argument in ms) fails the evaluation. Starts jq's WebAssembly worker when the rule is compiled.", jq, {
-    volatile: true,
-    prepare: prepareJq,
-    examples: [
-      { call: "jq('.', json_decode('{\"b\": 2}'))", result: [{ b: 2 }] },
-      { call: "jq('.+1', 5)", result: [6] },
-      { call: "jq('.arr[] | . * 10', payload)", result: [10, 20, 30] },
-      { call: "jq('.[', '1')", error: true },
-    ],
-  }),
+  ...def(
+    'jq',
+    'jq(string, any, int?): array',
+    "The results of a jq filter over a value (a string is read as JSON text), as a list; a jq error or the timeout (10 s, or the third argument in ms) fails the evaluation. Starts jq's WebAssembly worker when the rule is compiled.",
+    jq,
+    {
+      volatile: true,
+      prepare: prepareJq,
+      examples: [
+        { call: "jq('.', json_decode('{\"b\": 2}'))", result: [{ b: 2 }] },
+        { call: "jq('.+1', 5)", result: [6] },
+        { call: "jq('.arr[] | . * 10', payload)", result: [10, 20, 30] },
+        { call: "jq('.[', '1')", error: true },
+      ],
+    },
+  ),
 ];

@@ -19,15 +19,44 @@ const isNullOrEmpty = (v: unknown): boolean => isNull(v) || (isBinary(v) && text
 
 export const MISC_FUNCTIONS: FunctionSpec[] = [
   ...def('misc', 'uuid_v4(): string', 'A random UUID.', () => randomUUID(), { volatile: true, examples: [{ call: 'strlen(uuid_v4())', result: 36 }] }),
-  ...def('misc', 'uuid_v4_no_hyphen(): string', 'A random UUID without hyphens.', () => randomUUID().replace(/-/g, ''), { volatile: true, examples: [{ call: 'strlen(uuid_v4_no_hyphen())', result: 32 }] }),
-  ...def('misc', 'coalesce(any, any?...): any', 'The first argument (or element of one array argument) that is not undefined; JSON null is a value, as in EMQX.', coalesce(isNull), {
-    examples: [{ call: 'coalesce(payload.value, 0)', result: 0 }, { call: 'coalesce(payload.nope, payload.x)', result: 1 }, { call: 'coalesce([payload.nope, 2])', result: 2 }, { call: 'coalesce(payload.n, 1)', result: null }],
+  ...def('misc', 'uuid_v4_no_hyphen(): string', 'A random UUID without hyphens.', () => randomUUID().replace(/-/g, ''), {
+    volatile: true,
+    examples: [{ call: 'strlen(uuid_v4_no_hyphen())', result: 32 }],
   }),
-  ...def('misc', 'coalesce_ne(any, any?...): any', 'Like coalesce, also skipping empty strings.', coalesce(isNullOrEmpty), { examples: [{ call: "coalesce_ne('', 'x')", result: 'x' }, { call: "coalesce_ne(['', 42, payload.nope])", result: 42 }] }),
-  ...def('misc', 'null(): any', 'The undefined value (a field set to it is left out).', () => undefined, { examples: [{ call: 'is_null(null())', result: true }] }),
-  ...def('misc', 'eq(any, any): bool', 'Erlang equality of two values (no string/number conversion).', (a: unknown, b: unknown) => termEquals(a, b), { examples: [{ call: "eq(1, '1')", result: false }, { call: 'eq([1], [1])', result: true }] }),
-  ...def('jsonata', 'jsonata(string, any): any', 'Evaluates a JSONata expression over a value (weir\'s jq). Makes the rule asynchronous.', jsonataCall, {
+  ...def(
+    'misc',
+    'coalesce(any, any?...): any',
+    'The first argument (or element of one array argument) that is not undefined; JSON null is a value, as in EMQX.',
+    coalesce(isNull),
+    {
+      examples: [
+        { call: 'coalesce(payload.value, 0)', result: 0 },
+        { call: 'coalesce(payload.nope, payload.x)', result: 1 },
+        { call: 'coalesce([payload.nope, 2])', result: 2 },
+        { call: 'coalesce(payload.n, 1)', result: null },
+      ],
+    },
+  ),
+  ...def('misc', 'coalesce_ne(any, any?...): any', 'Like coalesce, also skipping empty strings.', coalesce(isNullOrEmpty), {
+    examples: [
+      { call: "coalesce_ne('', 'x')", result: 'x' },
+      { call: "coalesce_ne(['', 42, payload.nope])", result: 42 },
+    ],
+  }),
+  ...def('misc', 'null(): any', 'The undefined value (a field set to it is left out).', () => undefined, {
+    examples: [{ call: 'is_null(null())', result: true }],
+  }),
+  ...def('misc', 'eq(any, any): bool', 'Erlang equality of two values (no string/number conversion).', (a: unknown, b: unknown) => termEquals(a, b), {
+    examples: [
+      { call: "eq(1, '1')", result: false },
+      { call: 'eq([1], [1])', result: true },
+    ],
+  }),
+  ...def('jsonata', 'jsonata(string, any): any', "Evaluates a JSONata expression over a value (weir's jq). Makes the rule asynchronous.", jsonataCall, {
     async: true,
-    examples: [{ call: "jsonata('$sum(arr)', payload)", result: 6 }, { call: "jsonata('$uppercase(name)', json_decode('{\"name\":\"ab\"}'))", result: 'AB' }],
+    examples: [
+      { call: "jsonata('$sum(arr)', payload)", result: 6 },
+      { call: 'jsonata(\'$uppercase(name)\', json_decode(\'{"name":"ab"}\'))', result: 'AB' },
+    ],
   }),
 ];

@@ -10,8 +10,10 @@ export const DIFFERENCES: Readonly<Record<string, string>> = {
   strlen: 'Counts code points; EMQX counts grapheme clusters (differs for combining marks and emoji sequences).',
   substr: 'Code points, 0-based start (as EMQX behaves; some EMQX docs say 1-based).',
   reverse: 'Reverses code points, not grapheme clusters.',
-  sprintf: 'A subset of io_lib:format: ~s ~p ~w ~B ~b ~f ~e ~g ~c ~x ~X ~n ~i ~~ with width, precision and the t and l modifiers (~ts); ~p prints strings without <<"">>.',
-  subbits: "A 'bits' result that is not whole bytes is a bitstring: bitsize, subbits and bin2hexstr see its exact size, other functions its bytes padded with zero bits.",
+  sprintf:
+    'A subset of io_lib:format: ~s ~p ~w ~B ~b ~f ~e ~g ~c ~x ~X ~n ~i ~~ with width, precision and the t and l modifiers (~ts); ~p prints strings without <<"">>.',
+  subbits:
+    "A 'bits' result that is not whole bytes is a bitstring: bitsize, subbits and bin2hexstr see its exact size, other functions its bytes padded with zero bits.",
   now_timestamp: "'nanosecond' epochs exceed 2^53 and lose precision as JS numbers; 'microsecond' too after 2255.",
   format_date: "'local' is the offset of the host weir runs on, as in EMQX.",
   regex_match: 'JavaScript RegExp (u flag) instead of PCRE: the common syntax is the same; a leading (?i)/(?m)/(?s) becomes a flag.',
@@ -19,14 +21,26 @@ export const DIFFERENCES: Readonly<Record<string, string>> = {
   regex_extract: 'See regex_match.',
   json_encode: 'Keys keep their insertion order (EMQX sorts small maps).',
   jsonata: 'Not in EMQX: JSONata beside jq(). A string argument is decoded as JSON first, as jq() does.',
-  jq: 'jq 1.7 in WebAssembly (jq-web): each call runs jq\'s main(), about 1.3 ms (788 projections/s in npm run bench -- rules); EMQX caches the compiled filter. Integers beyond 2^53 lose precision.',
-  float: 'float(x, n) rounds half away from zero like toFixed, not Erlang\'s float_to_list.',
+  jq: "jq 1.7 in WebAssembly (jq-web): each call runs jq's main(), about 1.3 ms (788 projections/s in npm run bench -- rules); EMQX caches the compiled filter. Integers beyond 2^53 lose precision.",
+  float: "float(x, n) rounds half away from zero like toFixed, not Erlang's float_to_list.",
 };
 
 const FAMILY_TITLES: Record<Family, string> = {
-  message: 'Message accessors', math: 'Math', type: 'Type tests and conversion', string: 'Strings', map: 'Maps',
-  array: 'Arrays', hash: 'Hashing', encode: 'Encoding (base64, hex)', json: 'JSON', bits: 'Bits and subbits',
-  compress: 'Compression', time: 'Date and time', misc: 'UUID, coalesce and others', jq: 'jq', jsonata: 'JSONata',
+  message: 'Message accessors',
+  math: 'Math',
+  type: 'Type tests and conversion',
+  string: 'Strings',
+  map: 'Maps',
+  array: 'Arrays',
+  hash: 'Hashing',
+  encode: 'Encoding (base64, hex)',
+  json: 'JSON',
+  bits: 'Bits and subbits',
+  compress: 'Compression',
+  time: 'Date and time',
+  misc: 'UUID, coalesce and others',
+  jq: 'jq',
+  jsonata: 'JSONata',
 };
 
 function cell(s: string): string {

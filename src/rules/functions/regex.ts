@@ -62,32 +62,56 @@ function expand(rep: string, m: RegExpExecArray | string[]): string {
 }
 
 export const REGEX_FUNCTIONS: FunctionSpec[] = [
-  ...def('string', 'regex_match(string, string): bool', 'Whether the regular expression matches anywhere in the string.', (s: unknown, re: unknown) => compile(needStr('regex_match', re), false).test(needStr('regex_match', s)), {
-    examples: [{ call: "regex_match('abc123', '[0-9]+$')", result: true }, { call: "regex_match('abc', '^\\d+$')", result: false }],
-  }),
-  ...def('string', 'regex_replace(string, string, string): string', 'Replace every match; & is the match and \\1 a group in the replacement.', (s: unknown, re: unknown, rep: unknown) => {
-    const str = needStr('regex_replace', s);
-    const r = needStr('regex_replace', rep);
-    let out = '';
-    let last = 0;
-    for (const m of str.matchAll(compile(needStr('regex_replace', re), true))) {
-      out += str.slice(last, m.index) + expand(r, m);
-      last = m.index + m[0].length;
+  ...def(
+    'string',
+    'regex_match(string, string): bool',
+    'Whether the regular expression matches anywhere in the string.',
+    (s: unknown, re: unknown) => compile(needStr('regex_match', re), false).test(needStr('regex_match', s)),
+    {
+      examples: [
+        { call: "regex_match('abc123', '[0-9]+$')", result: true },
+        { call: "regex_match('abc', '^\\d+$')", result: false },
+      ],
+    },
+  ),
+  ...def(
+    'string',
+    'regex_replace(string, string, string): string',
+    'Replace every match; & is the match and \\1 a group in the replacement.',
+    (s: unknown, re: unknown, rep: unknown) => {
+      const str = needStr('regex_replace', s);
+      const r = needStr('regex_replace', rep);
+      let out = '';
+      let last = 0;
+      for (const m of str.matchAll(compile(needStr('regex_replace', re), true))) {
+        out += str.slice(last, m.index) + expand(r, m);
+        last = m.index + m[0].length;
+        checkSize('regex_replace', out.length);
+      }
+      out += str.slice(last);
       checkSize('regex_replace', out.length);
-    }
-    out += str.slice(last);
-    checkSize('regex_replace', out.length);
-    return out;
-  }, {
-    examples: [{ call: "regex_replace('ab..cd', '\\.+', '-')", result: 'ab-cd' }, { call: "regex_replace('a1b2', '([0-9])', '<\\1>')", result: 'a<1>b<2>' }],
-  }),
-  ...def('string', 'regex_extract(string, string): array', 'The groups captured by the first match (not the whole match), or [].', (s: unknown, re: unknown) => {
-    const m = compile(needStr('regex_extract', re), false).exec(needStr('regex_extract', s));
-    return m ? m.slice(1).map((g) => g ?? '') : [];
-  }, {
-    examples: [
-      { call: "regex_extract('Date: 2021-05-20', '(\\d{4})-(\\d{2})-(\\d{2})')", result: ['2021', '05', '20'] },
-      { call: "regex_extract('No numbers', '(\\d+)')", result: [] },
-    ],
-  }),
+      return out;
+    },
+    {
+      examples: [
+        { call: "regex_replace('ab..cd', '\\.+', '-')", result: 'ab-cd' },
+        { call: "regex_replace('a1b2', '([0-9])', '<\\1>')", result: 'a<1>b<2>' },
+      ],
+    },
+  ),
+  ...def(
+    'string',
+    'regex_extract(string, string): array',
+    'The groups captured by the first match (not the whole match), or [].',
+    (s: unknown, re: unknown) => {
+      const m = compile(needStr('regex_extract', re), false).exec(needStr('regex_extract', s));
+      return m ? m.slice(1).map((g) => g ?? '') : [];
+    },
+    {
+      examples: [
+        { call: "regex_extract('Date: 2021-05-20', '(\\d{4})-(\\d{2})-(\\d{2})')", result: ['2021', '05', '20'] },
+        { call: "regex_extract('No numbers', '(\\d+)')", result: [] },
+      ],
+    },
+  ),
 ];

@@ -4,8 +4,21 @@
 import type { Scope } from '../scope.js';
 
 export type Family =
-  | 'message' | 'math' | 'type' | 'string' | 'map' | 'array' | 'hash' | 'encode' | 'bits'
-  | 'compress' | 'json' | 'time' | 'misc' | 'jq' | 'jsonata';
+  | 'message'
+  | 'math'
+  | 'type'
+  | 'string'
+  | 'map'
+  | 'array'
+  | 'hash'
+  | 'encode'
+  | 'bits'
+  | 'compress'
+  | 'json'
+  | 'time'
+  | 'misc'
+  | 'jq'
+  | 'jsonata';
 
 export interface Example {
   /** An SQL expression, evaluated as `SELECT <call> AS r FROM "#"` over the example event. */
@@ -55,7 +68,10 @@ export function def(family: Family, signature: string, summary: string, fn: (...
   const m = /^([a-z_0-9]+)\((.*)\)\s*:\s*(.+)$/.exec(signature);
   if (!m) throw new Error(`bad signature: ${signature}`);
   const name = m[1] as string;
-  const params = (m[2] as string).split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+  const params = (m[2] as string)
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
   let minArgs = 0;
   let maxArgs = 0;
   for (const p of params) {
@@ -68,7 +84,12 @@ export function def(family: Family, signature: string, summary: string, fn: (...
     }
   }
   const base = {
-    family, signature, summary, minArgs, maxArgs, fn,
+    family,
+    signature,
+    summary,
+    minArgs,
+    maxArgs,
+    fn,
     scoped: opts.scoped ?? false,
     volatile: opts.volatile ?? false,
     async: opts.async ?? false,

@@ -43,28 +43,55 @@ export function sprintf(format: string, args: readonly unknown[]): string {
     const d = m[3] as string;
     let piece: string;
     switch (d) {
-      case '~': piece = '~'; break;
-      case 'n': piece = '\n'; break;
-      case 's': piece = printTerm(next(d)); if (prec !== undefined) piece = piece.slice(0, prec); break;
-      case 'p': case 'w': { const v = next(d); piece = typeof v === 'number' ? formatNumber(v) : v instanceof WholeFloat ? toStr(v) : printTerm(v); break; }
-      case 'i': next(d); piece = ''; break;
-      case 'c': piece = String.fromCodePoint(needNumber(next(d), d)); break;
-      case 'B': case 'b': {
+      case '~':
+        piece = '~';
+        break;
+      case 'n':
+        piece = '\n';
+        break;
+      case 's':
+        piece = printTerm(next(d));
+        if (prec !== undefined) piece = piece.slice(0, prec);
+        break;
+      case 'p':
+      case 'w': {
+        const v = next(d);
+        piece = typeof v === 'number' ? formatNumber(v) : v instanceof WholeFloat ? toStr(v) : printTerm(v);
+        break;
+      }
+      case 'i':
+        next(d);
+        piece = '';
+        break;
+      case 'c':
+        piece = String.fromCodePoint(needNumber(next(d), d));
+        break;
+      case 'B':
+      case 'b': {
         const v = needNumber(next(d), d);
         piece = Math.trunc(v).toString(prec ?? 10);
         if (d === 'B') piece = piece.toUpperCase();
         break;
       }
-      case 'x': case 'X': {
+      case 'x':
+      case 'X': {
         const v = needNumber(next(d), d);
         const prefix = toStr(next(d));
         piece = prefix + Math.trunc(v).toString(16);
         if (d === 'X') piece = piece.toUpperCase();
         break;
       }
-      case 'f': piece = needNumber(next(d), d).toFixed(prec ?? 6); break;
-      case 'e': piece = needNumber(next(d), d).toExponential(Math.max(0, (prec ?? 6) - 1)); break;
-      case 'g': { const v = needNumber(next(d), d); piece = Math.abs(v) >= 0.1 && Math.abs(v) < 10000 ? v.toFixed(prec ?? 6) : v.toExponential(Math.max(0, (prec ?? 6) - 1)); break; }
+      case 'f':
+        piece = needNumber(next(d), d).toFixed(prec ?? 6);
+        break;
+      case 'e':
+        piece = needNumber(next(d), d).toExponential(Math.max(0, (prec ?? 6) - 1));
+        break;
+      case 'g': {
+        const v = needNumber(next(d), d);
+        piece = Math.abs(v) >= 0.1 && Math.abs(v) < 10000 ? v.toFixed(prec ?? 6) : v.toExponential(Math.max(0, (prec ?? 6) - 1));
+        break;
+      }
       default:
         throw new RuleEvalError('rule.bad_argument', `sprintf: unsupported directive ~${d}`);
     }
@@ -80,7 +107,17 @@ export function sprintf(format: string, args: readonly unknown[]): string {
 }
 
 const SIMPLE: Record<string, string> = {
-  '\\': '\\', n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', "'": "'", '"': '"', '?': '?', a: '\u0007',
+  '\\': '\\',
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  b: '\b',
+  f: '\f',
+  v: '\v',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+  a: '\u0007',
 };
 
 /** EMQX's unescape: the C escapes and \xHH…; any other escape is an error. */

@@ -43,10 +43,18 @@ export function offsetSeconds(fn: string, o: unknown, epochMs: number): number {
   if (s === 'z' || s === 'Z') return 0;
   if (s === 'local') return localOffsetSeconds(epochMs);
   const sign = s[0] === '+' ? 1 : s[0] === '-' ? -1 : 0;
-  const parts = s.slice(1).split(':').filter((p) => p !== '');
-  const hms = parts.length === 2 || parts.length === 3 ? parts : parts.length === 1 && parts[0]?.length === 4 ? [parts[0].slice(0, 2), parts[0].slice(2)] : undefined;
+  const parts = s
+    .slice(1)
+    .split(':')
+    .filter((p) => p !== '');
+  const hms =
+    parts.length === 2 || parts.length === 3 ? parts : parts.length === 1 && parts[0]?.length === 4 ? [parts[0].slice(0, 2), parts[0].slice(2)] : undefined;
   if (sign === 0 || !hms) throw new RuleEvalError('rule.bad_argument', `${fn}: bad time offset ${JSON.stringify(s)}`);
-  const [h, m, sec] = [wholeInt(fn, hms[0] as string, 'offset hour'), wholeInt(fn, hms[1] as string, 'offset minute'), wholeInt(fn, hms[2] ?? '0', 'offset second')];
+  const [h, m, sec] = [
+    wholeInt(fn, hms[0] as string, 'offset hour'),
+    wholeInt(fn, hms[1] as string, 'offset minute'),
+    wholeInt(fn, hms[2] ?? '0', 'offset second'),
+  ];
   if (h > 23 || m > 59 || sec > 59) throw new RuleEvalError('rule.bad_argument', `${fn}: time offset out of range ${JSON.stringify(s)}`);
   return sign * (h * 3600 + m * 60 + sec);
 }
@@ -104,19 +112,32 @@ function formatDate(unit: unknown, offset: unknown, format: unknown, epoch?: unk
   const d = civil(secs, off);
   return needStr('format_date', format).replace(/%(::z|:z|z|[36]?N|[YmdHMS%])/g, (_, p: string) => {
     switch (p) {
-      case 'Y': return pad(d.getUTCFullYear(), 4);
-      case 'm': return pad(d.getUTCMonth() + 1, 2);
-      case 'd': return pad(d.getUTCDate(), 2);
-      case 'H': return pad(d.getUTCHours(), 2);
-      case 'M': return pad(d.getUTCMinutes(), 2);
-      case 'S': return pad(d.getUTCSeconds(), 2);
-      case 'N': return pad(nanos, 9);
-      case '3N': return pad(Math.floor(nanos / 1e6), 3);
-      case '6N': return pad(Math.floor(nanos / 1e3), 6);
-      case 'z': return offsetText(off, 'z');
-      case ':z': return offsetText(off, ':z');
-      case '::z': return offsetText(off, '::z');
-      default: return '%';
+      case 'Y':
+        return pad(d.getUTCFullYear(), 4);
+      case 'm':
+        return pad(d.getUTCMonth() + 1, 2);
+      case 'd':
+        return pad(d.getUTCDate(), 2);
+      case 'H':
+        return pad(d.getUTCHours(), 2);
+      case 'M':
+        return pad(d.getUTCMinutes(), 2);
+      case 'S':
+        return pad(d.getUTCSeconds(), 2);
+      case 'N':
+        return pad(nanos, 9);
+      case '3N':
+        return pad(Math.floor(nanos / 1e6), 3);
+      case '6N':
+        return pad(Math.floor(nanos / 1e3), 6);
+      case 'z':
+        return offsetText(off, 'z');
+      case ':z':
+        return offsetText(off, ':z');
+      case '::z':
+        return offsetText(off, '::z');
+      default:
+        return '%';
     }
   });
 }
@@ -162,7 +183,10 @@ function parseDate(factor: number, format: string, input: string): number {
   const secs = utc.getTime() / 1000 + H * 3600 + M * 60 + S - (zone !== undefined ? offsetSeconds(fn, zone, 0) : 0);
   if (!(secs >= -62167219200 && secs < 253402300800)) throw new RuleEvalError('rule.bad_argument', `${fn}: ${JSON.stringify(input)} is outside years 0-9999`);
   // Fractions add up in the finest unit given, then convert down to the unit asked for.
-  const nanos = (f.N !== undefined ? wholeInt(fn, f.N, 'nanoseconds') : 0) + (f['6N'] !== undefined ? wholeInt(fn, f['6N'], 'microseconds') * 1e3 : 0) + (f['3N'] !== undefined ? wholeInt(fn, f['3N'], 'milliseconds') * 1e6 : 0);
+  const nanos =
+    (f.N !== undefined ? wholeInt(fn, f.N, 'nanoseconds') : 0) +
+    (f['6N'] !== undefined ? wholeInt(fn, f['6N'], 'microseconds') * 1e3 : 0) +
+    (f['3N'] !== undefined ? wholeInt(fn, f['3N'], 'milliseconds') * 1e6 : 0);
   return secs * factor + Math.floor((nanos * factor) / 1e9);
 }
 
@@ -176,41 +200,92 @@ function dateToUnixTs(unit: unknown, a: unknown, b: unknown, c?: unknown): numbe
 const tz = (v: unknown): number => offsetSeconds('timezone_to_offset_seconds', v, Date.now());
 
 export const TIME_FUNCTIONS: FunctionSpec[] = [
-  ...def('time', 'now_timestamp(string?): int', 'Now as a Unix epoch, in seconds or the given unit.', (u?: unknown) => Math.floor(Date.now() * (unitFactor('now_timestamp', u) / 1e3)), {
-    volatile: true, examples: [{ call: 'now_timestamp()', type: 'integer' }, { call: "now_timestamp('millisecond')", type: 'integer' }],
-  }),
-  ...def('time', 'now_rfc3339(string?): string', 'Now as RFC 3339 local time, to the second or the given unit.', (u?: unknown) => {
-    const f = unitFactor('now_rfc3339', u);
-    return rfc3339(Math.floor(Date.now() * (f / 1e3)), f);
-  }, { volatile: true, examples: [{ call: 'now_rfc3339()', type: 'string' }] }),
-  ...def('time', 'unix_ts_to_rfc3339(int, string?): string', 'A Unix epoch (seconds, or the given unit) as RFC 3339 local time.', (e: unknown, u?: unknown) => rfc3339(needInt('unix_ts_to_rfc3339', e), unitFactor('unix_ts_to_rfc3339', u)), {
-    volatile: true, examples: [{ call: "rfc3339_to_unix_ts(unix_ts_to_rfc3339(1650874318331, 'millisecond'), 'millisecond')", result: 1650874318331 }],
-  }),
-  ...def('time', 'rfc3339_to_unix_ts(string, string?): int', 'An RFC 3339 time as a Unix epoch in seconds or the given unit.', (s: unknown, u?: unknown) => parseRfc3339(needStr('rfc3339_to_unix_ts', s), unitFactor('rfc3339_to_unix_ts', u)), {
-    examples: [
-      { call: "rfc3339_to_unix_ts('2022-04-25T16:11:16+08:00')", result: 1650874276 },
-      { call: "rfc3339_to_unix_ts('2022-04-25T16:11:58.331+08:00', 'millisecond')", result: 1650874318331 },
-      { call: "rfc3339_to_unix_ts('yesterday')", error: true },
-    ],
-  }),
-  ...def('time', 'format_date(string, any, string, int?): string', 'Format an epoch (now by default) in a unit at an offset: %Y %m %d %H %M %S %N %3N %6N %z %:z %::z.', formatDate, {
+  ...def(
+    'time',
+    'now_timestamp(string?): int',
+    'Now as a Unix epoch, in seconds or the given unit.',
+    (u?: unknown) => Math.floor(Date.now() * (unitFactor('now_timestamp', u) / 1e3)),
+    {
+      volatile: true,
+      examples: [
+        { call: 'now_timestamp()', type: 'integer' },
+        { call: "now_timestamp('millisecond')", type: 'integer' },
+      ],
+    },
+  ),
+  ...def(
+    'time',
+    'now_rfc3339(string?): string',
+    'Now as RFC 3339 local time, to the second or the given unit.',
+    (u?: unknown) => {
+      const f = unitFactor('now_rfc3339', u);
+      return rfc3339(Math.floor(Date.now() * (f / 1e3)), f);
+    },
+    { volatile: true, examples: [{ call: 'now_rfc3339()', type: 'string' }] },
+  ),
+  ...def(
+    'time',
+    'unix_ts_to_rfc3339(int, string?): string',
+    'A Unix epoch (seconds, or the given unit) as RFC 3339 local time.',
+    (e: unknown, u?: unknown) => rfc3339(needInt('unix_ts_to_rfc3339', e), unitFactor('unix_ts_to_rfc3339', u)),
+    {
+      volatile: true,
+      examples: [{ call: "rfc3339_to_unix_ts(unix_ts_to_rfc3339(1650874318331, 'millisecond'), 'millisecond')", result: 1650874318331 }],
+    },
+  ),
+  ...def(
+    'time',
+    'rfc3339_to_unix_ts(string, string?): int',
+    'An RFC 3339 time as a Unix epoch in seconds or the given unit.',
+    (s: unknown, u?: unknown) => parseRfc3339(needStr('rfc3339_to_unix_ts', s), unitFactor('rfc3339_to_unix_ts', u)),
+    {
+      examples: [
+        { call: "rfc3339_to_unix_ts('2022-04-25T16:11:16+08:00')", result: 1650874276 },
+        { call: "rfc3339_to_unix_ts('2022-04-25T16:11:58.331+08:00', 'millisecond')", result: 1650874318331 },
+        { call: "rfc3339_to_unix_ts('yesterday')", error: true },
+      ],
+    },
+  ),
+  ...def(
+    'time',
+    'format_date(string, any, string, int?): string',
+    'Format an epoch (now by default) in a unit at an offset: %Y %m %d %H %M %S %N %3N %6N %z %:z %::z.',
+    formatDate,
+    {
+      volatile: true,
+      examples: [
+        { call: "format_date('second', '+0800', '%Y-%m-%d %H:%M:%S%:z', 1653561612)", result: '2022-05-26 18:40:12+08:00' },
+        { call: "format_date('millisecond', 'Z', '%H:%M:%S.%3N', 1653561612123)", result: '10:40:12.123' },
+      ],
+    },
+  ),
+  ...def(
+    'time',
+    'date_to_unix_ts(string, any, string, string?): int',
+    'Parse a formatted time into a Unix epoch: date_to_unix_ts(unit, [offset,] format, text).',
+    dateToUnixTs,
+    {
+      volatile: true,
+      examples: [
+        { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S%:z', '2022-05-26 18:40:12+08:00')", result: 1653561612 },
+        { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S', '2022-05-26 10:40:12')", result: 1653561612 },
+        { call: "date_to_unix_ts('second', '+08:00', '%Y-%m-%d %H:%M:%S', '2022-05-26 18:40:12')", result: 1653561612 },
+        { call: "date_to_unix_ts('millisecond', '+08:00', '%Y-%m-%d %H-%M-%S.%3N', '2024-03-01 10:30:38.333')", result: 1709260238333 },
+        { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S', '2023-02-29 10:40:12')", error: true },
+        { call: "date_to_unix_ts('second', '%H:%M:%S', '10:40:12')", error: true },
+      ],
+    },
+  ),
+  ...def('time', 'timezone_to_offset_seconds(any): int', 'An offset (z, local, +HH:MM…) in seconds.', tz, {
     volatile: true,
     examples: [
-      { call: "format_date('second', '+0800', '%Y-%m-%d %H:%M:%S%:z', 1653561612)", result: '2022-05-26 18:40:12+08:00' },
-      { call: "format_date('millisecond', 'Z', '%H:%M:%S.%3N', 1653561612123)", result: '10:40:12.123' },
+      { call: "timezone_to_offset_seconds('+08:00')", result: 28800 },
+      { call: "timezone_to_offset_seconds('+00:01:42')", result: 102 },
+      { call: "timezone_to_offset_seconds('z')", result: 0 },
     ],
   }),
-  ...def('time', 'date_to_unix_ts(string, any, string, string?): int', 'Parse a formatted time into a Unix epoch: date_to_unix_ts(unit, [offset,] format, text).', dateToUnixTs, {
+  ...def('time', 'timezone_to_second(any): int', 'Same as timezone_to_offset_seconds.', tz, {
     volatile: true,
-    examples: [
-      { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S%:z', '2022-05-26 18:40:12+08:00')", result: 1653561612 },
-      { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S', '2022-05-26 10:40:12')", result: 1653561612 },
-      { call: "date_to_unix_ts('second', '+08:00', '%Y-%m-%d %H:%M:%S', '2022-05-26 18:40:12')", result: 1653561612 },
-      { call: "date_to_unix_ts('millisecond', '+08:00', '%Y-%m-%d %H-%M-%S.%3N', '2024-03-01 10:30:38.333')", result: 1709260238333 },
-      { call: "date_to_unix_ts('second', '%Y-%m-%d %H:%M:%S', '2023-02-29 10:40:12')", error: true },
-      { call: "date_to_unix_ts('second', '%H:%M:%S', '10:40:12')", error: true },
-    ],
+    examples: [{ call: "timezone_to_second('-0130')", result: -5400 }],
   }),
-  ...def('time', 'timezone_to_offset_seconds(any): int', 'An offset (z, local, +HH:MM…) in seconds.', tz, { volatile: true, examples: [{ call: "timezone_to_offset_seconds('+08:00')", result: 28800 }, { call: "timezone_to_offset_seconds('+00:01:42')", result: 102 }, { call: "timezone_to_offset_seconds('z')", result: 0 }] }),
-  ...def('time', 'timezone_to_second(any): int', 'Same as timezone_to_offset_seconds.', tz, { volatile: true, examples: [{ call: "timezone_to_second('-0130')", result: -5400 }] }),
 ];

@@ -79,39 +79,104 @@ function isEmpty(v: unknown): boolean {
 
 export const TYPE_FUNCTIONS: FunctionSpec[] = [
   ...is('is_null(any): bool', 'True when the value is undefined (absent). JSON null is a value: use is_null_var.', (v) => v === undefined, [
-    { call: 'is_null(payload.nope)', result: true }, { call: 'is_null(payload.n)', result: false },
+    { call: 'is_null(payload.nope)', result: true },
+    { call: 'is_null(payload.n)', result: false },
   ]),
-  ...is('is_null_var(any): bool', 'True when the value is undefined or JSON null.', (v) => v === undefined || v === null, [{ call: 'is_null_var(payload.n)', result: true }]),
+  ...is('is_null_var(any): bool', 'True when the value is undefined or JSON null.', (v) => v === undefined || v === null, [
+    { call: 'is_null_var(payload.n)', result: true },
+  ]),
   ...is('is_not_null(any): bool', 'Not is_null.', (v) => v !== undefined, [{ call: 'is_not_null(1)', result: true }]),
   ...is('is_not_null_var(any): bool', 'Not is_null_var.', (v) => v !== undefined && v !== null, [{ call: 'is_not_null_var(payload.n)', result: false }]),
-  ...is('is_str(any): bool', 'A string (or byte string).', isBinary, [{ call: 'is_str(1)', result: false }, { call: "is_str('val')", result: true }]),
-  ...is('is_bool(any): bool', 'A boolean.', (v) => typeof v === 'boolean', [{ call: 'is_bool(true)', result: true }]),
-  ...is('is_int(any): bool', 'An integer.', isInteger, [{ call: 'is_int(1)', result: true }, { call: 'is_int(2.0)', result: false }]),
-  ...is('is_float(any): bool', 'A float (2.0 included).', isFloat, [
-    { call: 'is_float(1)', result: false }, { call: 'is_float(1.234)', result: true }, { call: 'is_float(2.0)', result: true },
+  ...is('is_str(any): bool', 'A string (or byte string).', isBinary, [
+    { call: 'is_str(1)', result: false },
+    { call: "is_str('val')", result: true },
   ]),
-  ...is('is_num(any): bool', 'A number.', isNumber, [{ call: 'is_num(2.3)', result: true }, { call: "is_num('val')", result: false }]),
+  ...is('is_bool(any): bool', 'A boolean.', (v) => typeof v === 'boolean', [{ call: 'is_bool(true)', result: true }]),
+  ...is('is_int(any): bool', 'An integer.', isInteger, [
+    { call: 'is_int(1)', result: true },
+    { call: 'is_int(2.0)', result: false },
+  ]),
+  ...is('is_float(any): bool', 'A float (2.0 included).', isFloat, [
+    { call: 'is_float(1)', result: false },
+    { call: 'is_float(1.234)', result: true },
+    { call: 'is_float(2.0)', result: true },
+  ]),
+  ...is('is_num(any): bool', 'A number.', isNumber, [
+    { call: 'is_num(2.3)', result: true },
+    { call: "is_num('val')", result: false },
+  ]),
   ...is('is_map(any): bool', 'A map (JSON object).', isObj, [{ call: 'is_map(payload.a)', result: true }]),
   ...is('is_array(any): bool', 'An array.', Array.isArray, [{ call: 'is_array([1])', result: true }]),
-  ...def('type', 'str(any): string', 'Any value as a string (maps and arrays as JSON).', toStr, { examples: [{ call: 'str(1234)', result: '1234' }, { call: 'str(1.5)', result: '1.5' }, { call: 'str(2.0)', result: '2.0' }, { call: 'str(true)', result: 'true' }] }),
-  ...def('type', 'str_utf16_le(any): binary', 'Any value as text (as str), encoded as UTF-16 little-endian bytes.', (v: unknown) => Buffer.from(toStr(v), 'utf16le'), {
-    examples: [{ call: "bin2hexstr(str_utf16_le('abc'))", result: '610062006300' }, { call: 'bin2hexstr(str_utf16_le(1))', result: '3100' }],
+  ...def('type', 'str(any): string', 'Any value as a string (maps and arrays as JSON).', toStr, {
+    examples: [
+      { call: 'str(1234)', result: '1234' },
+      { call: 'str(1.5)', result: '1.5' },
+      { call: 'str(2.0)', result: '2.0' },
+      { call: 'str(true)', result: 'true' },
+    ],
   }),
+  ...def(
+    'type',
+    'str_utf16_le(any): binary',
+    'Any value as text (as str), encoded as UTF-16 little-endian bytes.',
+    (v: unknown) => Buffer.from(toStr(v), 'utf16le'),
+    {
+      examples: [
+        { call: "bin2hexstr(str_utf16_le('abc'))", result: '610062006300' },
+        { call: 'bin2hexstr(str_utf16_le(1))', result: '3100' },
+      ],
+    },
+  ),
   ...is('is_empty(any): bool', 'An empty array, empty string, or a map (or map() of the value) without keys.', isEmpty, [
-    { call: 'is_empty(map_new())', result: true }, { call: "is_empty('{}')", result: true }, { call: 'is_empty([1])', result: false }, { call: 'is_empty(payload.a)', result: false },
+    { call: 'is_empty(map_new())', result: true },
+    { call: "is_empty('{}')", result: true },
+    { call: 'is_empty([1])', result: false },
+    { call: 'is_empty(payload.a)', result: false },
   ]),
   ...def('type', 'str_utf8(any): string', 'Same as str (strings are UTF-8).', toStr, { examples: [{ call: 'str_utf8(1234)', result: '1234' }] }),
-  ...def('type', 'bool(any): bool', "true/false, 'true'/'false' or 1/0 as a boolean.", toBool, { examples: [{ call: "bool('true')", result: true }, { call: 'bool(0)', result: false }, { call: "bool('x')", error: true }] }),
-  ...def('type', 'int(any): int', 'A number (truncated), a numeric string or a boolean as an integer.', toInt, { examples: [{ call: "int('1234')", result: 1234 }, { call: 'int(3.9)', result: 3 }, { call: "int('x')", error: true }] }),
-  ...def('type', 'float(any, int?): float', 'A number or numeric string as a float, optionally rounded to n decimals.', (v: unknown, d?: unknown) => {
-    const f = toFloat(v);
-    if (d === undefined) return f;
-    const n = needInt('float', d);
-    if (n <= 0) throw typeError('float', d);
-    return float(Number((numberValue(f) as number).toFixed(Math.min(n, 100))));
-  }, { examples: [{ call: "float('3.14')", result: 3.14 }, { call: 'float(3.14159, 2)', result: 3.14 }, { call: 'str(float(1))', result: '1.0' }] }),
-  ...def('type', 'float2str(number, int): string', 'A float as text with at most n decimals.', (x: unknown, p: unknown) => floatToStr(needNum('float2str', x), needInt('float2str', p)), {
-    examples: [{ call: 'float2str(20.2, 10)', result: '20.2' }],
+  ...def('type', 'bool(any): bool', "true/false, 'true'/'false' or 1/0 as a boolean.", toBool, {
+    examples: [
+      { call: "bool('true')", result: true },
+      { call: 'bool(0)', result: false },
+      { call: "bool('x')", error: true },
+    ],
   }),
-  ...def('type', 'map(any): map', 'A map, a JSON object string or a list of [key, value] pairs as a map.', toMap, { examples: [{ call: 'map(\'{"a":1}\')', result: { a: 1 } }] }),
+  ...def('type', 'int(any): int', 'A number (truncated), a numeric string or a boolean as an integer.', toInt, {
+    examples: [
+      { call: "int('1234')", result: 1234 },
+      { call: 'int(3.9)', result: 3 },
+      { call: "int('x')", error: true },
+    ],
+  }),
+  ...def(
+    'type',
+    'float(any, int?): float',
+    'A number or numeric string as a float, optionally rounded to n decimals.',
+    (v: unknown, d?: unknown) => {
+      const f = toFloat(v);
+      if (d === undefined) return f;
+      const n = needInt('float', d);
+      if (n <= 0) throw typeError('float', d);
+      return float(Number((numberValue(f) as number).toFixed(Math.min(n, 100))));
+    },
+    {
+      examples: [
+        { call: "float('3.14')", result: 3.14 },
+        { call: 'float(3.14159, 2)', result: 3.14 },
+        { call: 'str(float(1))', result: '1.0' },
+      ],
+    },
+  ),
+  ...def(
+    'type',
+    'float2str(number, int): string',
+    'A float as text with at most n decimals.',
+    (x: unknown, p: unknown) => floatToStr(needNum('float2str', x), needInt('float2str', p)),
+    {
+      examples: [{ call: 'float2str(20.2, 10)', result: '20.2' }],
+    },
+  ),
+  ...def('type', 'map(any): map', 'A map, a JSON object string or a list of [key, value] pairs as a map.', toMap, {
+    examples: [{ call: 'map(\'{"a":1}\')', result: { a: 1 } }],
+  }),
 ];

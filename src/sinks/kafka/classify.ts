@@ -128,7 +128,11 @@ export function classifyKafkaError(err: unknown): ErrorClass {
   }
   if (typeof root?.code === 'string' && NODE_TRANSIENT.has(root.code)) return 'retry';
   // TLS problems (bad CA, expired or mismatched certificate) do not heal by themselves.
-  if (typeof root?.code === 'string' && /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/.test(root.code)) return 'fatal';
+  if (
+    typeof root?.code === 'string' &&
+    /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)/.test(root.code)
+  )
+    return 'fatal';
   // Anything else: a bounded retry by the core (retry.max_attempts), then the dead-letter.
   return 'retry';
 }

@@ -46,9 +46,7 @@ function toNumber(s: string): number {
 /** Records in `topic`: Σ over partitions of (end offset − start offset). */
 export async function countTopic(admin: Admin, topic: string): Promise<TopicCount> {
   const offsets = await admin.fetchTopicOffsets(topic);
-  const partitions = offsets
-    .map((o) => ({ partition: o.partition, start: toNumber(o.low), end: toNumber(o.high) }))
-    .sort((a, b) => a.partition - b.partition);
+  const partitions = offsets.map((o) => ({ partition: o.partition, start: toNumber(o.low), end: toNumber(o.high) })).sort((a, b) => a.partition - b.partition);
   return { topic, records: partitions.reduce((sum, p) => sum + (p.end - p.start), 0), partitions };
 }
 

@@ -77,7 +77,10 @@ export class KafkaLetterTopic implements LetterTopic {
       await consumer.connect();
       await consumer.subscribe({ topic: this.topic, fromBeginning: true });
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new WeirError('dlq.read_timeout', `reading ${this.where} did not reach its end in ${READ_TIMEOUT_MS / 1000} s`)), READ_TIMEOUT_MS);
+        const timer = setTimeout(
+          () => reject(new WeirError('dlq.read_timeout', `reading ${this.where} did not reach its end in ${READ_TIMEOUT_MS / 1000} s`)),
+          READ_TIMEOUT_MS,
+        );
         const left = new Set(ends.keys());
         consumer
           .run({
@@ -119,7 +122,11 @@ export class KafkaLetterTopic implements LetterTopic {
   private async open(): Promise<Clients> {
     const kafka = new Kafka(kafkaClientOptions(this.cfg, this.log));
     // Not idempotent: a resent letter is the same key and value, which the fold reads once.
-    const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, allowAutoTopicCreation: false, retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 } });
+    const producer = kafka.producer({
+      createPartitioner: Partitioners.DefaultPartitioner,
+      allowAutoTopicCreation: false,
+      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
+    });
     const admin = kafka.admin({ retry: { retries: 1, initialRetryTime: 100, maxRetryTime: 1_000 } });
     await connectBoth(producer, admin);
     return { kafka, producer, admin };
@@ -137,7 +144,9 @@ export class KafkaLetterTopic implements LetterTopic {
     if (!spec) return;
     const { admin } = await this.connected();
     const made = await admin.createTopics({
-      topics: [{ topic: this.topic, numPartitions: 1, replicationFactor: spec.replication_factor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] }],
+      topics: [
+        { topic: this.topic, numPartitions: 1, replicationFactor: spec.replication_factor, configEntries: [{ name: 'cleanup.policy', value: 'compact' }] },
+      ],
       waitForLeaders: true,
       timeout: this.cfg.timeout_ms,
     });

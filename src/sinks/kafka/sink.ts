@@ -42,7 +42,8 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
   ) {
     const problems = lintKafkaConfig(cfg);
     // The loader reports these at their lines first; this guards a sink created from settings it never saw.
-    if (problems.length > 0) throw new WeirError('config.sink.kafka', `sinks.${deps.name}: ${problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`);
+    if (problems.length > 0)
+      throw new WeirError('config.sink.kafka', `sinks.${deps.name}: ${problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`);
     if (cfg.dead_letter_topic) {
       const topic = new KafkaLetterTopic(cfg, cfg.dead_letter_topic, deps.name, deps.log.child({ sink: deps.name }));
       this.letters = topic;

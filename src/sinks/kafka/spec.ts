@@ -9,11 +9,19 @@ export type Compression = (typeof COMPRESSIONS)[number];
 
 const SslSpec = Type.Object(
   {
-    ca_file: Type.Optional(Type.String({ description: 'PEM file of the CA that signed the brokers\' certificates; default: the system CAs.', examples: ['/etc/weir/kafka-ca.pem'] })),
+    ca_file: Type.Optional(
+      Type.String({ description: "PEM file of the CA that signed the brokers' certificates; default: the system CAs.", examples: ['/etc/weir/kafka-ca.pem'] }),
+    ),
     cert_file: Type.Optional(Type.String({ description: 'PEM client certificate, for mutual TLS.', examples: ['/etc/weir/kafka-client.pem'] })),
     key_file: Type.Optional(Type.String({ description: 'PEM private key of cert_file.', examples: ['/etc/weir/kafka-client.key'] })),
-    reject_unauthorized: Type.Boolean({ default: true, description: 'Refuse brokers whose certificate does not verify. Turn off only for a test cluster.', examples: [true] }),
-    servername: Type.Optional(Type.String({ description: 'TLS SNI / certificate name to check when it differs from the broker host.', examples: ['kafka.internal'] })),
+    reject_unauthorized: Type.Boolean({
+      default: true,
+      description: 'Refuse brokers whose certificate does not verify. Turn off only for a test cluster.',
+      examples: [true],
+    }),
+    servername: Type.Optional(
+      Type.String({ description: 'TLS SNI / certificate name to check when it differs from the broker host.', examples: ['kafka.internal'] }),
+    ),
   },
   { additionalProperties: false, description: 'TLS to the brokers; present = on.', examples: [{ ca_file: '/etc/weir/kafka-ca.pem' }] },
 );
@@ -27,7 +35,11 @@ const SaslSpec = Type.Object(
     username: Type.String({ description: 'SASL user.', examples: ['weir'] }),
     password: Type.String({ description: 'SASL password; use an ${ENV} variable. Never logged.', examples: ['${KAFKA_PASSWORD}'] }),
   },
-  { additionalProperties: false, description: 'SASL authentication; usually together with ssl.', examples: [{ mechanism: 'scram-sha-512', username: 'weir', password: '${KAFKA_PASSWORD}' }] },
+  {
+    additionalProperties: false,
+    description: 'SASL authentication; usually together with ssl.',
+    examples: [{ mechanism: 'scram-sha-512', username: 'weir', password: '${KAFKA_PASSWORD}' }],
+  },
 );
 
 const CreateTopicsSpec = Type.Object(
@@ -37,13 +49,14 @@ const CreateTopicsSpec = Type.Object(
       minimum: -1,
       maximum: 32,
       default: -1,
-      description: 'Replicas of each topic the sink creates; -1 = the broker\'s default.replication.factor.',
+      description: "Replicas of each topic the sink creates; -1 = the broker's default.replication.factor.",
       examples: [3],
     }),
   },
   {
     additionalProperties: false,
-    description: 'When set, a topic the sink writes to for the first time is created if missing (admin CreateTopics). When absent, topics must exist: the sink never relies on the broker creating topics on first use.',
+    description:
+      'When set, a topic the sink writes to for the first time is created if missing (admin CreateTopics). When absent, topics must exist: the sink never relies on the broker creating topics on first use.',
     examples: [{ partitions: 6, replication_factor: 3 }],
   },
 );
@@ -71,7 +84,11 @@ export const KafkaConfigSpec = Type.Object(
     }),
     compression: Type.Union(
       COMPRESSIONS.map((c) => Type.Literal(c)),
-      { default: 'none', description: 'Record batch compression. gzip is built into kafkajs; lz4, snappy and zstd use bundled codecs (README.md, Compression).', examples: ['lz4'] },
+      {
+        default: 'none',
+        description: 'Record batch compression. gzip is built into kafkajs; lz4, snappy and zstd use bundled codecs (README.md, Compression).',
+        examples: ['lz4'],
+      },
     ),
     create_topics: Type.Optional(CreateTopicsSpec),
     max_in_flight_requests: Type.Integer({
@@ -88,7 +105,13 @@ export const KafkaConfigSpec = Type.Object(
       description: 'How long one produce request may wait for its acknowledgements (broker side); the client waits 2 s more for the response.',
       examples: [30_000],
     }),
-    connection_timeout_ms: Type.Integer({ minimum: 100, maximum: 120_000, default: 3_000, description: 'TCP/TLS connect timeout per broker.', examples: [3_000] }),
+    connection_timeout_ms: Type.Integer({
+      minimum: 100,
+      maximum: 120_000,
+      default: 3_000,
+      description: 'TCP/TLS connect timeout per broker.',
+      examples: [3_000],
+    }),
     dead_letter_topic: Type.Optional(
       Type.String({
         pattern: '^[a-zA-Z0-9._-]{1,249}$',
@@ -109,7 +132,8 @@ export const KafkaActionSpec = Type.Object(
   {
     topic: Type.String({
       minLength: 1,
-      description: 'Topic to produce to; a ${path} template is allowed. A rendered name that is not a legal Kafka topic name (1-249 characters of a-z, A-Z, 0-9, ., _ and -) dead-letters the record.',
+      description:
+        'Topic to produce to; a ${path} template is allowed. A rendered name that is not a legal Kafka topic name (1-249 characters of a-z, A-Z, 0-9, ., _ and -) dead-letters the record.',
       examples: ['telemetry', 'telemetry.${site}'],
     }),
     key: Type.Optional(
@@ -136,12 +160,12 @@ export const KafkaActionSpec = Type.Object(
       {
         default: 'murmur2',
         description:
-          'murmur2: by key with the Java client\'s hash (toPositive(murmur2(key)) % partitions), so every client puts a key in the same partition; records without a key rotate over the available partitions. round_robin: rotate, ignoring the key.',
+          "murmur2: by key with the Java client's hash (toPositive(murmur2(key)) % partitions), so every client puts a key in the same partition; records without a key rotate over the available partitions. round_robin: rotate, ignoring the key.",
         examples: ['murmur2'],
       },
     ),
   },
-  { additionalProperties: false, description: 'Where and how one rule\'s outputs are produced.' },
+  { additionalProperties: false, description: "Where and how one rule's outputs are produced." },
 );
 export type KafkaAction = Static<typeof KafkaActionSpec>;
 
@@ -150,11 +174,19 @@ export function lintKafkaConfig(cfg: KafkaConfig): SettingProblem[] {
   const problems: SettingProblem[] = [];
   for (const [i, b] of cfg.brokers.entries()) {
     const port = Number(b.slice(b.lastIndexOf(':') + 1));
-    if (port < 1 || port > 65535) problems.push({ path: ['brokers', i], value: b, message: 'the port must be 1-65535, e.g. kafka-1:9092', code: 'config.invalid_url' });
+    if (port < 1 || port > 65535)
+      problems.push({ path: ['brokers', i], value: b, message: 'the port must be 1-65535, e.g. kafka-1:9092', code: 'config.invalid_url' });
   }
   const sink = 'config.sink.kafka';
-  if (cfg.idempotent && cfg.acks !== -1) problems.push({ path: ['acks'], message: `the idempotent producer needs acks: -1 (all in-sync replicas); write acks: -1, or idempotent: false to keep acks: ${cfg.acks}`, code: sink });
-  if (cfg.idempotent && cfg.max_in_flight_requests > 5) problems.push({ path: ['max_in_flight_requests'], message: 'at most 5 with the idempotent producer (or idempotent: false)', code: sink });
-  if (cfg.ssl && (cfg.ssl.cert_file === undefined) !== (cfg.ssl.key_file === undefined)) problems.push({ path: ['ssl'], message: 'cert_file and key_file go together: give both for mutual TLS, or neither', code: sink });
+  if (cfg.idempotent && cfg.acks !== -1)
+    problems.push({
+      path: ['acks'],
+      message: `the idempotent producer needs acks: -1 (all in-sync replicas); write acks: -1, or idempotent: false to keep acks: ${cfg.acks}`,
+      code: sink,
+    });
+  if (cfg.idempotent && cfg.max_in_flight_requests > 5)
+    problems.push({ path: ['max_in_flight_requests'], message: 'at most 5 with the idempotent producer (or idempotent: false)', code: sink });
+  if (cfg.ssl && (cfg.ssl.cert_file === undefined) !== (cfg.ssl.key_file === undefined))
+    problems.push({ path: ['ssl'], message: 'cert_file and key_file go together: give both for mutual TLS, or neither', code: sink });
   return problems;
 }

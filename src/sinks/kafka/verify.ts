@@ -19,7 +19,10 @@ export async function verifyKafka(cfg: KafkaConfig, actions: readonly ActionToVe
       const at = `${a.atKey(['topic'])}: rule ${a.ruleId}`;
       if (!existing.has(topic)) {
         if (!cfg.create_topics) {
-          problems.push({ message: `${at}: topic ${topic} does not exist (and create_topics is not set)`, suggestion: `kafka-topics.sh --create --topic ${topic} --partitions 6` });
+          problems.push({
+            message: `${at}: topic ${topic} does not exist (and create_topics is not set)`,
+            suggestion: `kafka-topics.sh --create --topic ${topic} --partitions 6`,
+          });
         }
         continue;
       }

@@ -44,7 +44,8 @@ export function classifyPgError(err: unknown): ErrorClass {
     }
   }
   // pg's own errors when the server goes away mid-query.
-  if (/Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(e?.message ?? '')) return 'retry';
+  if (/Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/i.test(e?.message ?? ''))
+    return 'retry';
   return 'retry';
 }
 

@@ -39,7 +39,16 @@ function splitName(table: string): { schema: string | null; name: string } {
 function normalList(cols: readonly string[] | string | null): string {
   const parts = typeof cols === 'string' ? cols.split(',') : (cols ?? []);
   return parts
-    .map((c) => c.trim().replace(/"/g, '').replace(/\s+/g, ' ').replace(/ asc$/i, '').replace(/ nulls first$/i, '').replace(/ desc nulls first$/i, ' desc').toLowerCase())
+    .map((c) =>
+      c
+        .trim()
+        .replace(/"/g, '')
+        .replace(/\s+/g, ' ')
+        .replace(/ asc$/i, '')
+        .replace(/ nulls first$/i, '')
+        .replace(/ desc nulls first$/i, ' desc')
+        .toLowerCase(),
+    )
     .filter(Boolean)
     .join(',');
 }
@@ -49,7 +58,9 @@ export async function applyHypertables(c: pg.ClientBase, tables: Readonly<Record
   const names = Object.keys(tables);
   if (names.length === 0) return report;
   if (!(await extensionReady(c))) {
-    report.notes.push(`the timescaledb extension is not available (or not in shared_preload_libraries): ${names.join(', ')} ${names.length === 1 ? 'stays a plain table' : 'stay plain tables'}; its hypertables settings are not applied`);
+    report.notes.push(
+      `the timescaledb extension is not available (or not in shared_preload_libraries): ${names.join(', ')} ${names.length === 1 ? 'stays a plain table' : 'stay plain tables'}; its hypertables settings are not applied`,
+    );
     return report;
   }
   for (const table of names) await applyOne(c, table, tables[table]!, report.changed);
@@ -86,7 +97,10 @@ async function applyOne(c: pg.ClientBase, table: string, settings: HypertableSet
     await c.query(`SELECT create_hypertable($1::regclass, by_range($2, $3::interval), migrate_data => true)`, [q, h.time_column, h.chunk_interval]);
     changed.push(`${table}: made a hypertable on ${h.time_column}, chunks of ${h.chunk_interval}`);
   } else if (dim.rows[0]!.column_name !== h.time_column) {
-    throw new WeirError('migrate.time_column', `hypertables.${table}: the hypertable is partitioned by ${dim.rows[0]!.column_name}, not ${h.time_column}; a hypertable's time column cannot be changed in place`);
+    throw new WeirError(
+      'migrate.time_column',
+      `hypertables.${table}: the hypertable is partitioned by ${dim.rows[0]!.column_name}, not ${h.time_column}; a hypertable's time column cannot be changed in place`,
+    );
   } else if (!dim.rows[0]!.same) {
     await c.query('SELECT set_chunk_time_interval($1::regclass, $2::interval)', [q, h.chunk_interval]);
     changed.push(`${table}: chunk interval set to ${h.chunk_interval} (chunks created from now on)`);
@@ -108,11 +122,29 @@ async function applyOne(c: pg.ClientBase, table: string, settings: HypertableSet
       const seg = h.compression.segment_by.map(quoteIdent).join(', ');
       const ord = orderBy.map((o) => o.replace(/^(\S+)/, (col) => quoteIdent(col))).join(', ');
       await c.query(`ALTER TABLE ${q} SET (timescaledb.compress, timescaledb.compress_segmentby = '${seg}', timescaledb.compress_orderby = '${ord}')`);
-      changed.push(`${table}: compression ${row ? 'settings changed' : 'enabled'} (segment_by [${h.compression.segment_by.join(', ')}], order_by [${orderBy.join(', ')}])`);
+      changed.push(
+        `${table}: compression ${row ? 'settings changed' : 'enabled'} (segment_by [${h.compression.segment_by.join(', ')}], order_by [${orderBy.join(', ')}])`,
+      );
     }
   }
-  await syncPolicy(c, table, q, { proc: 'policy_compression', key: 'compress_after', add: 'add_compression_policy', remove: 'remove_compression_policy', what: 'compression policy' }, h.compression?.compress_after, [name, schema], changed);
-  await syncPolicy(c, table, q, { proc: 'policy_retention', key: 'drop_after', add: 'add_retention_policy', remove: 'remove_retention_policy', what: 'retention policy' }, h.retention?.drop_after, [name, schema], changed);
+  await syncPolicy(
+    c,
+    table,
+    q,
+    { proc: 'policy_compression', key: 'compress_after', add: 'add_compression_policy', remove: 'remove_compression_policy', what: 'compression policy' },
+    h.compression?.compress_after,
+    [name, schema],
+    changed,
+  );
+  await syncPolicy(
+    c,
+    table,
+    q,
+    { proc: 'policy_retention', key: 'drop_after', add: 'add_retention_policy', remove: 'remove_retention_policy', what: 'retention policy' },
+    h.retention?.drop_after,
+    [name, schema],
+    changed,
+  );
 }
 
 interface PolicyKind {
@@ -124,7 +156,15 @@ interface PolicyKind {
 }
 
 /** One policy job brought to `want` (undefined: no policy). */
-async function syncPolicy(c: pg.ClientBase, table: string, q: string, p: PolicyKind, want: string | undefined, at: [string, string | null], changed: string[]): Promise<void> {
+async function syncPolicy(
+  c: pg.ClientBase,
+  table: string,
+  q: string,
+  p: PolicyKind,
+  want: string | undefined,
+  at: [string, string | null],
+  changed: string[],
+): Promise<void> {
   const jobs = await c.query<{ same: boolean | null; current: string | null }>(
     `SELECT config->>'${p.key}' AS current, (config->>'${p.key}')::interval = $3::interval AS same
        FROM timescaledb_information.jobs WHERE proc_name = '${p.proc}' AND hypertable_name = $1 AND ($2::text IS NULL OR hypertable_schema = $2)`,
@@ -135,5 +175,7 @@ async function syncPolicy(c: pg.ClientBase, table: string, q: string, p: PolicyK
   if (!job && want === undefined) return;
   if (job) await c.query(`SELECT ${p.remove}($1::regclass)`, [q]);
   if (want !== undefined) await c.query(`SELECT ${p.add}($1::regclass, $2::interval)`, [q, want]);
-  changed.push(`${table}: ${p.what} ${!job ? 'added' : want === undefined ? 'removed' : 'changed'}${want === undefined ? '' : ` (${p.key} ${want}${job ? `, was ${job.current}` : ''})`}`);
+  changed.push(
+    `${table}: ${p.what} ${!job ? 'added' : want === undefined ? 'removed' : 'changed'}${want === undefined ? '' : ` (${p.key} ${want}${job ? `, was ${job.current}` : ''})`}`,
+  );
 }

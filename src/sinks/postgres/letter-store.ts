@@ -55,7 +55,10 @@ export class PgLetterStore implements LetterStore {
 
   async list(filter: LetterFilter, limit: number): Promise<LetterSummary[]> {
     const params: unknown[] = [];
-    const rows = await this.query(`SELECT ${SUMMARY_COLUMNS} FROM ${this.table} WHERE ${conditions(filter, params)} ORDER BY ${this.table}.id LIMIT ${Math.floor(limit)}`, params);
+    const rows = await this.query(
+      `SELECT ${SUMMARY_COLUMNS} FROM ${this.table} WHERE ${conditions(filter, params)} ORDER BY ${this.table}.id LIMIT ${Math.floor(limit)}`,
+      params,
+    );
     return rows.map(summary);
   }
 

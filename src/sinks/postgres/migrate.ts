@@ -37,7 +37,9 @@ export async function migrate(url: string, dir: string, hypertables: Readonly<Re
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS weir_migrations (
       version int PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    const done = new Map((await client.query<{ version: number; checksum: string }>('SELECT version, checksum FROM weir_migrations')).rows.map((r) => [r.version, r.checksum]));
+    const done = new Map(
+      (await client.query<{ version: number; checksum: string }>('SELECT version, checksum FROM weir_migrations')).rows.map((r) => [r.version, r.checksum]),
+    );
     for (const m of listMigrations(dir)) {
       const seen = done.get(m.version);
       if (seen !== undefined) {

@@ -83,7 +83,12 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     const colTypes = target.columns.map((c) => types.get(c)!);
     let params: unknown[];
     if (this.cfg.insert_mode === 'unnest') {
-      params = colTypes.map((t, j) => arrayLiteral(rows.map((r) => r.values[j]), t));
+      params = colTypes.map((t, j) =>
+        arrayLiteral(
+          rows.map((r) => r.values[j]),
+          t,
+        ),
+      );
     } else {
       params = [];
       for (const r of rows) for (let j = 0; j < colTypes.length; j++) params.push(toColumnValue(r.values[j], colTypes[j]!));

@@ -18,15 +18,36 @@ const Interval = (description: string, examples: string[], dflt?: string) =>
 export const HypertableSpec = Type.Object(
   {
     time_column: Type.Optional(Type.String({ pattern: `^${IDENT}$`, default: 'ts', description: 'The timestamptz column the table is partitioned by.' })),
-    chunk_interval: Type.Optional(Interval('Time range of one chunk; a changed value applies to chunks created from then on. Size it so the recent chunks of all hypertables fit in about a quarter of memory.', ['1 day', '6 hours'], '7 days')),
+    chunk_interval: Type.Optional(
+      Interval(
+        'Time range of one chunk; a changed value applies to chunks created from then on. Size it so the recent chunks of all hypertables fit in about a quarter of memory.',
+        ['1 day', '6 hours'],
+        '7 days',
+      ),
+    ),
     compression: Type.Optional(
       Type.Object(
         {
-          segment_by: Type.Optional(Type.Array(Type.String({ pattern: `^${IDENT}$` }), { default: [], description: 'Columns whose rows are compressed together (usually the device id).', examples: [['device_id']] })),
-          order_by: Type.Optional(Type.Array(Type.String({ pattern: `^${IDENT}(\\s+(ASC|DESC|asc|desc))?$` }), { default: [], description: 'Order inside a compressed segment; empty: the time column descending.', examples: [['ts DESC']] })),
+          segment_by: Type.Optional(
+            Type.Array(Type.String({ pattern: `^${IDENT}$` }), {
+              default: [],
+              description: 'Columns whose rows are compressed together (usually the device id).',
+              examples: [['device_id']],
+            }),
+          ),
+          order_by: Type.Optional(
+            Type.Array(Type.String({ pattern: `^${IDENT}(\\s+(ASC|DESC|asc|desc))?$` }), {
+              default: [],
+              description: 'Order inside a compressed segment; empty: the time column descending.',
+              examples: [['ts DESC']],
+            }),
+          ),
           compress_after: Interval('Chunks whose data is older than this are compressed by the policy job.', ['7 days']),
         },
-        { additionalProperties: false, description: 'Columnar compression of old chunks; left out, weir removes a compression policy it finds (compressed chunks stay compressed).' },
+        {
+          additionalProperties: false,
+          description: 'Columnar compression of old chunks; left out, weir removes a compression policy it finds (compressed chunks stay compressed).',
+        },
       ),
     ),
     retention: Type.Optional(
@@ -52,17 +73,35 @@ export const PostgresConfigSpec = Type.Object(
       description: 'unnest: one statement with one array parameter per column (fastest measured, see bench/results/pg.json). values: multi-row VALUES.',
     }),
     statement_timeout_ms: Type.Integer({ minimum: 0, default: 30_000, description: 'Server-side limit per statement; 0 = none.' }),
-    connect_timeout_ms: Type.Integer({ minimum: 0, default: 5_000, description: 'How long opening a connection may take before it fails (and is retried); 0 = no limit.' }),
-    dead_letter_table: Type.String({ default: 'weir_dead_letter', description: 'Table of dead letters, when this sink is the dead-letter store (created by weir migrate).' }),
+    connect_timeout_ms: Type.Integer({
+      minimum: 0,
+      default: 5_000,
+      description: 'How long opening a connection may take before it fails (and is retried); 0 = no limit.',
+    }),
+    dead_letter_table: Type.String({
+      default: 'weir_dead_letter',
+      description: 'Table of dead letters, when this sink is the dead-letter store (created by weir migrate).',
+    }),
     ledger: Type.Union([Type.Literal('on'), Type.Literal('off')], {
       default: 'on',
       description: 'on: every batch also adds its committed row count to weir_ledger, in the same statement, for weir reconcile (created by weir migrate).',
     }),
     application_name: Type.String({ default: 'weir', description: 'Shown for these connections in pg_stat_activity and the server log.' }),
-    hypertables: Type.Optional(Type.Record(Type.String({ pattern: TABLE }), HypertableSpec, {
-      description: 'Tables weir migrate makes TimescaleDB hypertables, with their chunk interval, compression and retention policies, applied idempotently where the timescaledb extension is available (docs/timescaledb.md).',
-      examples: [{ telemetry: { chunk_interval: '1 day', compression: { segment_by: ['device_id'], order_by: ['ts DESC'], compress_after: '7 days' }, retention: { drop_after: '90 days' } } }],
-    })),
+    hypertables: Type.Optional(
+      Type.Record(Type.String({ pattern: TABLE }), HypertableSpec, {
+        description:
+          'Tables weir migrate makes TimescaleDB hypertables, with their chunk interval, compression and retention policies, applied idempotently where the timescaledb extension is available (docs/timescaledb.md).',
+        examples: [
+          {
+            telemetry: {
+              chunk_interval: '1 day',
+              compression: { segment_by: ['device_id'], order_by: ['ts DESC'], compress_after: '7 days' },
+              retention: { drop_after: '90 days' },
+            },
+          },
+        ],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -105,7 +144,11 @@ export function lintPostgresConfig(cfg: PostgresConfig): SettingProblem[] {
     const compressAfter = h.compression && intervalHours(h.compression.compress_after);
     const dropAfter = h.retention && intervalHours(h.retention.drop_after);
     if (compressAfter !== undefined && dropAfter !== undefined && dropAfter <= compressAfter) {
-      problems.push({ path: ['hypertables', table, 'retention', 'drop_after'], value: h.retention!.drop_after, message: `drop_after must be longer than compression.compress_after (${h.compression!.compress_after}): chunks would be dropped before they are compressed` });
+      problems.push({
+        path: ['hypertables', table, 'retention', 'drop_after'],
+        value: h.retention!.drop_after,
+        message: `drop_after must be longer than compression.compress_after (${h.compression!.compress_after}): chunks would be dropped before they are compressed`,
+      });
     }
   }
   return problems;

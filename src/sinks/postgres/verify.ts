@@ -56,7 +56,8 @@ export async function verifyPostgres(cfg: PostgresConfig, actions: readonly Acti
   try {
     const needInsert = async (table: string, who: string) => {
       const ok = await c.query<{ ok: boolean }>("SELECT has_table_privilege($1, 'INSERT') AS ok", [table]);
-      if (!ok.rows[0]?.ok) problems.push({ message: `${who}: role ${c.user ?? ''} may not insert into ${table}`, suggestion: `GRANT INSERT ON ${table} TO ${c.user ?? 'weir'};` });
+      if (!ok.rows[0]?.ok)
+        problems.push({ message: `${who}: role ${c.user ?? ''} may not insert into ${table}`, suggestion: `GRANT INSERT ON ${table} TO ${c.user ?? 'weir'};` });
     };
     for (const a of actions) {
       const s = a.settings as PostgresAction;
@@ -92,7 +93,8 @@ export async function verifyPostgres(cfg: PostgresConfig, actions: readonly Acti
       }
     }
     if (opts.deadLetters) {
-      if (!(await tableColumns(c, cfg.dead_letter_table))) problems.push({ message: `dead_letter: table ${cfg.dead_letter_table} does not exist: run weir migrate` });
+      if (!(await tableColumns(c, cfg.dead_letter_table)))
+        problems.push({ message: `dead_letter: table ${cfg.dead_letter_table} does not exist: run weir migrate` });
       else await needInsert(cfg.dead_letter_table, 'dead_letter');
     }
     if (cfg.ledger === 'on' && actions.length && !(await tableColumns(c, LEDGER_TABLE))) {

@@ -33,7 +33,12 @@ async function request(opts: AdminOptions, method: string, path: string, body?: 
 }
 
 function failed(what: string, r: { status: number; text: string }): WeirError {
-  const body = r.text.replace(/<title>.*?<\/title>/is, ' ').replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
+  const body = r.text
+    .replace(/<title>.*?<\/title>/is, ' ')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
   // 5xx and 429 pass by themselves; anything else (401, 403, 404, 409…) needs an operator.
   const busy = r.status >= 500 || r.status === 429;
   return new WeirError(busy ? 'sink.pulsar.admin_unavailable' : 'sink.pulsar.admin_failed', `${what}: HTTP ${r.status} ${body}`);
@@ -64,10 +69,19 @@ export interface PartitionCount {
 }
 
 /** partitioned-stats with perPartition=true: the broker's message counters per partition. */
-export async function partitionedStats(opts: AdminOptions, topic: string, signal?: AbortSignal): Promise<{ total: PartitionCount; partitions: PartitionCount[]; storageSize: number }> {
+export async function partitionedStats(
+  opts: AdminOptions,
+  topic: string,
+  signal?: AbortSignal,
+): Promise<{ total: PartitionCount; partitions: PartitionCount[]; storageSize: number }> {
   const r = await call(opts, 'GET', `${topicPath(topic)}/partitioned-stats?perPartition=true`, undefined, signal);
   if (r.status !== 200) throw failed(`partitioned-stats of ${topic}`, r);
-  const s = JSON.parse(r.text) as { msgInCounter?: number; bytesInCounter?: number; storageSize?: number; partitions?: Record<string, { msgInCounter?: number; bytesInCounter?: number }> };
+  const s = JSON.parse(r.text) as {
+    msgInCounter?: number;
+    bytesInCounter?: number;
+    storageSize?: number;
+    partitions?: Record<string, { msgInCounter?: number; bytesInCounter?: number }>;
+  };
   const partitions = Object.entries(s.partitions ?? {})
     .map(([t, p]) => ({ topic: t, msgInCounter: p.msgInCounter ?? 0, bytesInCounter: p.bytesInCounter ?? 0 }))
     .sort((a, b) => partitionIndex(a.topic) - partitionIndex(b.topic));
@@ -97,7 +111,13 @@ export async function subscriptionBacklog(opts: AdminOptions, topic: string, sub
 }
 
 /** The entry at 1-based `position` of a subscription's backlog, raw (peek); undefined past its end. */
-export async function peekEntry(opts: AdminOptions, topic: string, subscription: string, position: number, signal?: AbortSignal): Promise<{ headers: Headers; body: Buffer } | undefined> {
+export async function peekEntry(
+  opts: AdminOptions,
+  topic: string,
+  subscription: string,
+  position: number,
+  signal?: AbortSignal,
+): Promise<{ headers: Headers; body: Buffer } | undefined> {
   const res = await request(opts, 'GET', `${topicPath(topic)}/subscription/${encodeURIComponent(subscription)}/position/${position}`, undefined, signal);
   const body = Buffer.from(await res.arrayBuffer());
   if (res.status === 404) return undefined;

@@ -5,7 +5,15 @@ import type { ErrorClass } from '../types.js';
 const NODE_TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 
 /** Broker errors an operator must fix (ServerError names). */
-const FATAL_SERVER_ERRORS = new Set(['AuthenticationError', 'AuthorizationError', 'InvalidTopicName', 'TopicTerminatedError', 'NotAllowedError', 'IncompatibleSchema', 'UnsupportedVersionError']);
+const FATAL_SERVER_ERRORS = new Set([
+  'AuthenticationError',
+  'AuthorizationError',
+  'InvalidTopicName',
+  'TopicTerminatedError',
+  'NotAllowedError',
+  'IncompatibleSchema',
+  'UnsupportedVersionError',
+]);
 
 /**
  * The error for a broker's ERROR answer to a request: `sink.pulsar.refused` (fatal) when retrying

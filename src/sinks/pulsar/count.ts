@@ -13,13 +13,20 @@ export interface PulsarCount {
   readonly partitions: ReadonlyArray<{ partition: number; topic: string; count: number }>;
 }
 
-export async function countPulsarMessages(cfg: Pick<PulsarConfig, 'admin_url' | 'topic' | 'auth_token' | 'connect_timeout_ms'>, signal?: AbortSignal): Promise<PulsarCount> {
+export async function countPulsarMessages(
+  cfg: Pick<PulsarConfig, 'admin_url' | 'topic' | 'auth_token' | 'connect_timeout_ms'>,
+  signal?: AbortSignal,
+): Promise<PulsarCount> {
   if (!cfg.admin_url) throw new WeirError('sink.pulsar.no_admin_url', `counting messages on ${cfg.topic} needs admin_url`);
   const s = await partitionedStats({ adminUrl: cfg.admin_url, authToken: cfg.auth_token, timeoutMs: cfg.connect_timeout_ms ?? 10_000 }, cfg.topic, signal);
   return {
     topic: cfg.topic,
     total: s.total.msgInCounter,
-    partitions: s.partitions.map((p: PartitionCount, i) => ({ partition: Number(/-partition-(\d+)$/.exec(p.topic)?.[1] ?? i), topic: p.topic, count: p.msgInCounter })),
+    partitions: s.partitions.map((p: PartitionCount, i) => ({
+      partition: Number(/-partition-(\d+)$/.exec(p.topic)?.[1] ?? i),
+      topic: p.topic,
+      count: p.msgInCounter,
+    })),
   };
 }
 

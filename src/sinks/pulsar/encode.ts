@@ -15,8 +15,18 @@ type Template = (record: OutputRecord, event?: RuleEvent) => unknown;
 
 function toEventTime(v: unknown): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
-  const n = typeof v === 'number' ? v : v instanceof WholeFloat ? v.value : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : typeof v === 'string' ? Date.parse(v) : NaN;
-  if (!Number.isFinite(n) || n < 0) throw new WeirError('sink.pulsar.bad_event_time', `event_time must be epoch milliseconds or a date, got ${JSON.stringify(v)}`);
+  const n =
+    typeof v === 'number'
+      ? v
+      : v instanceof WholeFloat
+        ? v.value
+        : typeof v === 'string' && /^\s*\d+\s*$/.test(v)
+          ? Number(v)
+          : typeof v === 'string'
+            ? Date.parse(v)
+            : NaN;
+  if (!Number.isFinite(n) || n < 0)
+    throw new WeirError('sink.pulsar.bad_event_time', `event_time must be epoch milliseconds or a date, got ${JSON.stringify(v)}`);
   return Math.trunc(n);
 }
 

@@ -50,7 +50,9 @@ export class PulsarLetterTopic implements LetterTopic {
   async append(records: readonly TopicRecord[]): Promise<void> {
     const t = await this.transport.get();
     // One producer, one message per entry: the broker stores them in the order sent.
-    const failures = await Promise.all(records.map((r) => new Promise<Error | undefined>((resolve) => t.send({ key: r.key, payload: r.value ?? Buffer.alloc(0) }, resolve))));
+    const failures = await Promise.all(
+      records.map((r) => new Promise<Error | undefined>((resolve) => t.send({ key: r.key, payload: r.value ?? Buffer.alloc(0) }, resolve))),
+    );
     const failed = failures.find((e) => e !== undefined);
     if (failed) {
       await this.reset();
@@ -85,11 +87,19 @@ export class PulsarLetterTopic implements LetterTopic {
     await ensureSubscription(this.admin, this.topic, LETTER_SUBSCRIPTION);
     const t = new ProtocolTransport(
       {
-        serviceUrl: this.cfg.service_url, topic: this.topic, compression: 'none',
-        maxMessages: 1, maxBytes: this.cfg.batching.max_bytes, maxDelayMs: 0,
-        maxPending: 1000, sendTimeoutMs: this.cfg.send_timeout_ms, connectTimeoutMs: this.cfg.connect_timeout_ms,
-        hashingScheme: this.cfg.hashing_scheme, authToken: this.cfg.auth_token,
-        tlsCa: readCa(this.cfg.tls_trust_certs_file), tlsVerify: this.cfg.tls_verify !== 'none',
+        serviceUrl: this.cfg.service_url,
+        topic: this.topic,
+        compression: 'none',
+        maxMessages: 1,
+        maxBytes: this.cfg.batching.max_bytes,
+        maxDelayMs: 0,
+        maxPending: 1000,
+        sendTimeoutMs: this.cfg.send_timeout_ms,
+        connectTimeoutMs: this.cfg.connect_timeout_ms,
+        hashingScheme: this.cfg.hashing_scheme,
+        authToken: this.cfg.auth_token,
+        tlsCa: readCa(this.cfg.tls_trust_certs_file),
+        tlsVerify: this.cfg.tls_verify !== 'none',
       },
       this.log,
     );

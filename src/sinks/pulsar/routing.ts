@@ -53,7 +53,10 @@ export function keyHash(scheme: HashingScheme, key: string): number {
 export class PartitionRouter {
   private next = 0;
 
-  constructor(private readonly partitions: number, private readonly scheme: HashingScheme) {}
+  constructor(
+    private readonly partitions: number,
+    private readonly scheme: HashingScheme,
+  ) {}
 
   choose(key: string | undefined): number {
     if (this.partitions <= 1) return 0;

@@ -16,7 +16,8 @@ export function serviceUrlProblem(url: string, transport: 'protocol' | 'native')
     return 'a port must be 1-65535, e.g. pulsar://pulsar:6650';
   }
   if (!/^pulsar(\+ssl)?:\/\//.test(text)) return 'scheme must be pulsar:// or pulsar+ssl:// (TLS), e.g. pulsar://pulsar:6650';
-  if (transport === 'protocol' && text.includes(',')) return 'the protocol transport takes one host (its lookups find the others): pulsar://host:6650, or transport: native for a list';
+  if (transport === 'protocol' && text.includes(','))
+    return 'the protocol transport takes one host (its lookups find the others): pulsar://host:6650, or transport: native for a list';
   return 'expected pulsar://host:port or pulsar+ssl://host:port, e.g. pulsar://pulsar:6650';
 }
 

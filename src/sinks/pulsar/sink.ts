@@ -23,13 +23,25 @@ export type TransportFactory = (cfg: PulsarConfig, deps: SinkDeps) => PulsarTran
 export const defaultTransport: TransportFactory = (cfg, deps) =>
   cfg.transport === 'native'
     ? new NativeTransport(cfg, deps.log)
-    : new ProtocolTransport({
-      serviceUrl: cfg.service_url, topic: cfg.topic, compression: cfg.compression,
-      maxMessages: cfg.batching.max_messages, maxBytes: cfg.batching.max_bytes, maxDelayMs: cfg.batching.max_delay_ms,
-      maxPending: cfg.max_pending, sendTimeoutMs: cfg.send_timeout_ms, connectTimeoutMs: cfg.connect_timeout_ms,
-      hashingScheme: cfg.hashing_scheme, authToken: cfg.auth_token, producerName: cfg.producer_name,
-      tlsCa: readCa(cfg.tls_trust_certs_file), tlsVerify: cfg.tls_verify !== 'none',
-    }, deps.log);
+    : new ProtocolTransport(
+        {
+          serviceUrl: cfg.service_url,
+          topic: cfg.topic,
+          compression: cfg.compression,
+          maxMessages: cfg.batching.max_messages,
+          maxBytes: cfg.batching.max_bytes,
+          maxDelayMs: cfg.batching.max_delay_ms,
+          maxPending: cfg.max_pending,
+          sendTimeoutMs: cfg.send_timeout_ms,
+          connectTimeoutMs: cfg.connect_timeout_ms,
+          hashingScheme: cfg.hashing_scheme,
+          authToken: cfg.auth_token,
+          producerName: cfg.producer_name,
+          tlsCa: readCa(cfg.tls_trust_certs_file),
+          tlsVerify: cfg.tls_verify !== 'none',
+        },
+        deps.log,
+      );
 
 export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   private transport: PulsarTransport | undefined;
@@ -62,12 +74,30 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
 
   async connect(signal: AbortSignal): Promise<void> {
     if (this.cfg.create_topic === 'if_missing') {
-      const n = await ensurePartitionedTopic({ adminUrl: this.cfg.admin_url!, authToken: this.cfg.auth_token, timeoutMs: this.cfg.connect_timeout_ms }, this.cfg.topic, this.cfg.partitions, signal);
-      if (n !== this.cfg.partitions) this.deps.log.warn({ topic: this.cfg.topic, partitions: n, configured: this.cfg.partitions }, 'pulsar topic exists with another partition count; using it');
+      const n = await ensurePartitionedTopic(
+        { adminUrl: this.cfg.admin_url!, authToken: this.cfg.auth_token, timeoutMs: this.cfg.connect_timeout_ms },
+        this.cfg.topic,
+        this.cfg.partitions,
+        signal,
+      );
+      if (n !== this.cfg.partitions)
+        this.deps.log.warn(
+          { topic: this.cfg.topic, partitions: n, configured: this.cfg.partitions },
+          'pulsar topic exists with another partition count; using it',
+        );
     }
     this.transport ??= this.makeTransport(this.cfg, this.deps);
     await this.transport.connect(signal);
-    this.deps.log.info({ sink: this.deps.name, service_url: redactUrl(this.cfg.service_url), topic: this.cfg.topic, partitions: this.transport.partitions, transport: this.transport.kind }, 'pulsar sink connected');
+    this.deps.log.info(
+      {
+        sink: this.deps.name,
+        service_url: redactUrl(this.cfg.service_url),
+        topic: this.cfg.topic,
+        partitions: this.transport.partitions,
+        transport: this.transport.kind,
+      },
+      'pulsar sink connected',
+    );
   }
 
   async write(items: OutgoingMessage[], _signal: AbortSignal): Promise<WriteResult> {

@@ -51,7 +51,8 @@ export async function checkCase(c: ConformanceCase): Promise<void> {
   const where = `${c.from}: ${c.sql}`;
   if (c.expect instanceof Fails) {
     assert.equal(got.ok, false, `${where}: should fail, gave ${JSON.stringify(got)}`);
-    if (c.expect.text !== undefined) assert.ok(got.error?.includes(c.expect.text), `${where}: error ${JSON.stringify(got.error)} lacks ${JSON.stringify(c.expect.text)}`);
+    if (c.expect.text !== undefined)
+      assert.ok(got.error?.includes(c.expect.text), `${where}: error ${JSON.stringify(got.error)} lacks ${JSON.stringify(c.expect.text)}`);
     return;
   }
   assert.equal(got.ok, true, `${where}: failed: ${got.error}`);

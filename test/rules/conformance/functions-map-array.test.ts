@@ -38,11 +38,14 @@ await runFamily('functions-map-array', [
   call(`${S}t_mput`, "mput('a', 2, '{\"a\" : 1}')", { a: 2 }),
   call(`${S}t_mput`, "mput('a.b', 2, payload)", { 'a.b': 2 }, { 'a.b': 1 }),
   call(`${S}t_map_to_entries`, 'map_to_entries(map_new())', []),
-  call(`${S}t_map_to_entries`, "map_to_entries('{\"a\":1,\"b\":\"b\"}')", [{ key: 'a', value: 1 }, { key: 'b', value: 'b' }]),
+  call(`${S}t_map_to_entries`, 'map_to_entries(\'{"a":1,"b":"b"}\')', [
+    { key: 'a', value: 1 },
+    { key: 'b', value: 'b' },
+  ]),
   call(`${S}t_map_size`, 'map_size(map_new())', 0),
   call(`${S}t_map_size`, 'map_size(payload)', 1, { a: 'b' }),
   call(`${S}t_map_size`, 'map_size([])', 0),
   call(`${S}t_map_size`, "map_size([['a', 'b']])", 1),
   call(`${S}t_map_size`, "map_size('{}')", 0),
-  call(`${S}t_map_size`, "map_size('{\"a\" : \"b\"}')", 1),
+  call(`${S}t_map_size`, 'map_size(\'{"a" : "b"}\')', 1),
 ]);

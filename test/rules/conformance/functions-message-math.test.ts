@@ -5,7 +5,15 @@
 import { call, float, runFamily, type ConformanceCase } from './functions-runner.js';
 
 const S = 'emqx_rule_funcs_SUITE:';
-const MSG = { topic: 'topic/#', clientid: 'clientid', qos: 1, flags: { dup: false }, id: '0005F8F84FFFAFB9F44200000D810002', peerhost: '127.0.0.1', username: 'feng' };
+const MSG = {
+  topic: 'topic/#',
+  clientid: 'clientid',
+  qos: 1,
+  flags: { dup: false },
+  id: '0005F8F84FFFAFB9F44200000D810002',
+  peerhost: '127.0.0.1',
+  username: 'feng',
+};
 const msg = (from: string, expr: string, want: unknown, extra: Record<string, unknown> = {}): ConformanceCase => ({
   from: `${S}${from}`,
   sql: `SELECT ${expr} AS r FROM "#"`,

@@ -12,7 +12,10 @@ const roundTrip = (unit: string, epoch: number) =>
 
 await runFamily('functions-time', [
   call(`${S}t_now_timestamp_1`, "[is_int(now_timestamp()), is_int(now_timestamp('millisecond')), is_int(now_timestamp('microsecond'))]", [true, true, true]),
-  call(`${S}t_now_rfc3339_1`, "[is_int(rfc3339_to_unix_ts(now_rfc3339())), is_int(rfc3339_to_unix_ts(now_rfc3339('millisecond'), 'millisecond'))]", [true, true]),
+  call(`${S}t_now_rfc3339_1`, "[is_int(rfc3339_to_unix_ts(now_rfc3339())), is_int(rfc3339_to_unix_ts(now_rfc3339('millisecond'), 'millisecond'))]", [
+    true,
+    true,
+  ]),
   roundTrip('second', 1709260238),
   roundTrip('millisecond', 1709260238333),
   roundTrip('microsecond', 1709260238333444),
@@ -23,10 +26,26 @@ await runFamily('functions-time', [
   // prop_format_date_fun builds four properties and returns only the last, so this first one is
   // never run by EMQX; its code subtracts the +07:00 twice (once read from %z, once given), which
   // is what weir does: the instant minus 25,200 s.
-  call(`${S}t_format_date_funcs`, "date_to_unix_ts('second', '+07:00', '%m--%d--%Y---%H:%M:%S%z', format_date('second', '+07:00', '%m--%d--%Y---%H:%M:%S%z', 1709260238))", 1709260238 - 25200),
-  call(`${S}t_format_date_funcs`, "date_to_unix_ts('millisecond', '--%m--%d--%Y---%H:%M:%S:%3N%z', format_date('millisecond', '+04:00', '--%m--%d--%Y---%H:%M:%S:%3N%z', 1709260238333))", 1709260238333),
-  call(`${S}t_format_date_funcs`, "date_to_unix_ts('second', '%Y-%m-%d-%H:%M:%S%z', format_date('second', '+08:00', '%Y-%m-%d-%H:%M:%S%z', 1709260238))", 1709260238),
-  call(`${S}t_format_date_funcs`, "date_to_unix_ts('second', '+04:00', '--%m--%d--%Y---%H:%M:%S', format_date('second', '+04:00', '--%m--%d--%Y---%H:%M:%S', 1709260238))", 1709260238),
+  call(
+    `${S}t_format_date_funcs`,
+    "date_to_unix_ts('second', '+07:00', '%m--%d--%Y---%H:%M:%S%z', format_date('second', '+07:00', '%m--%d--%Y---%H:%M:%S%z', 1709260238))",
+    1709260238 - 25200,
+  ),
+  call(
+    `${S}t_format_date_funcs`,
+    "date_to_unix_ts('millisecond', '--%m--%d--%Y---%H:%M:%S:%3N%z', format_date('millisecond', '+04:00', '--%m--%d--%Y---%H:%M:%S:%3N%z', 1709260238333))",
+    1709260238333,
+  ),
+  call(
+    `${S}t_format_date_funcs`,
+    "date_to_unix_ts('second', '%Y-%m-%d-%H:%M:%S%z', format_date('second', '+08:00', '%Y-%m-%d-%H:%M:%S%z', 1709260238))",
+    1709260238,
+  ),
+  call(
+    `${S}t_format_date_funcs`,
+    "date_to_unix_ts('second', '+04:00', '--%m--%d--%Y---%H:%M:%S', format_date('second', '+04:00', '--%m--%d--%Y---%H:%M:%S', 1709260238))",
+    1709260238,
+  ),
   tz('timezone_to_offset_seconds', "'+02:00:00'", 7200),
   tz('timezone_to_offset_seconds', "'-02:00:00'", -7200),
   tz('timezone_to_offset_seconds', "'+00:01:42'", 102),

@@ -6,9 +6,24 @@ import { type ConformanceCase, runFamily } from './cases.js';
 
 const M = 'emqx_rule_maps_SUITE';
 const on = (payload: unknown) => ({ payload: JSON.stringify(payload), topic: 't/a' });
-const get = (test: string, path: string, payload: unknown, r: unknown): ConformanceCase => ({ from: `${M}:${test}`, sql: `select payload${path} as r from "t/#"`, input: on(payload), expect: { r } });
-const put = (test: string, path: string, payload: unknown, result: unknown): ConformanceCase => ({ from: `${M}:${test}`, sql: `select payload, 'a' as payload${path} from "t/#"`, input: on(payload), expect: { payload: result } });
-const sel = (test: string, sql: string, expect: unknown): ConformanceCase => ({ from: `${M}:${test}`, sql: `select ${sql} from "t/#"`, input: { payload: '', topic: 't/a' }, expect });
+const get = (test: string, path: string, payload: unknown, r: unknown): ConformanceCase => ({
+  from: `${M}:${test}`,
+  sql: `select payload${path} as r from "t/#"`,
+  input: on(payload),
+  expect: { r },
+});
+const put = (test: string, path: string, payload: unknown, result: unknown): ConformanceCase => ({
+  from: `${M}:${test}`,
+  sql: `select payload, 'a' as payload${path} from "t/#"`,
+  input: on(payload),
+  expect: { payload: result },
+});
+const sel = (test: string, sql: string, expect: unknown): ConformanceCase => ({
+  from: `${M}:${test}`,
+  sql: `select ${sql} from "t/#"`,
+  input: { payload: '', topic: 't/a' },
+  expect,
+});
 const abc = { a: { b: { c: 'c' } } };
 const roman = [1, ['a', 'b', ['I', 'II', 'III']], 3];
 const mixed = [1, { a: 'a', b: 'b', c: ['I', 'II', 'III'] }, 3];
@@ -25,7 +40,17 @@ export const CASES: ConformanceCase[] = [
   get('t_nested_get_map_1', '.a', { a: 1 }, 1),
   get('t_nested_get_map_1', '.a', { a: '{"b": 1}' }, '{"b": 1}'),
   get('t_nested_get_map_1', '.a.b', { a: '{"b": 1}' }, 1),
-  ...[[1, 1], [2, 2], [3, 3], [0, null], [4, null], [-1, 3], [-2, 2], [-3, 1], [-4, null]].map(([i, r]) => get(i! < 0 ? 't_nested_get_negative_index' : 't_nested_get_index', `[${i}]`, [1, 2, 3], r)),
+  ...[
+    [1, 1],
+    [2, 2],
+    [3, 3],
+    [0, null],
+    [4, null],
+    [-1, 3],
+    [-2, 2],
+    [-3, 1],
+    [-4, null],
+  ].map(([i, r]) => get(i! < 0 ? 't_nested_get_negative_index' : 't_nested_get_index', `[${i}]`, [1, 2, 3], r)),
   get('t_nested_get_index', '[2][3]', [1, ['a', 'b', 'c'], 3], 'c'),
   get('t_nested_get_index', '[2][3][1]', roman, 'I'),
   get('t_nested_get_index', '[2][1][1]', roman, null),

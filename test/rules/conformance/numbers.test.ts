@@ -5,7 +5,12 @@ import { type ConformanceCase, float, runFamily } from './cases.js';
 
 const F = 'emqx_rule_funcs_SUITE';
 const empty = { payload: '', topic: 't/a' };
-const one = (from: string, expr: string, r: unknown): ConformanceCase => ({ from: `${F}:${from}`, sql: `select ${expr} as r from "t/#"`, input: empty, expect: { r } });
+const one = (from: string, expr: string, r: unknown): ConformanceCase => ({
+  from: `${F}:${from}`,
+  sql: `select ${expr} as r from "t/#"`,
+  input: empty,
+  expect: { r },
+});
 
 export const CASES: ConformanceCase[] = [
   one('t_str', 'str(2.0)', '2.0'),
@@ -32,10 +37,30 @@ export const CASES: ConformanceCase[] = [
   one('t_arith_op', '1 + 1', 2),
   one('t_arith_op', '2.0 = 2', true),
   one('t_arith_op', '-2.0', float(-2)),
-  { from: `${F}:t_is_float`, sql: `select payload.x as x, is_float(payload.x) as f, str(payload.x) as s from "t/#"`, input: { payload: '{"x": 20.0}', topic: 't/a' }, expect: { x: float(20), f: true, s: '20.0' } },
-  { from: `${F}:t_is_float`, sql: `select payload.x as x, is_float(payload.x) as f, str(payload.x) as s from "t/#"`, input: { payload: '{"x": 20}', topic: 't/a' }, expect: { x: 20, f: false, s: '20' } },
-  { from: `${F}:t_is_float`, sql: `select payload from "t/#" where payload.x = 20`, input: { payload: '{"x": 2e1}', topic: 't/a' }, expect: { payload: '{"x": 2e1}' } },
-  { from: `${F}:t_is_float`, sql: `select json_decode(payload) as p from "t/#"`, input: { payload: '{"a": [1.0, 2, "3.0"]}', topic: 't/a' }, expect: { p: { a: [float(1), 2, '3.0'] } } },
+  {
+    from: `${F}:t_is_float`,
+    sql: `select payload.x as x, is_float(payload.x) as f, str(payload.x) as s from "t/#"`,
+    input: { payload: '{"x": 20.0}', topic: 't/a' },
+    expect: { x: float(20), f: true, s: '20.0' },
+  },
+  {
+    from: `${F}:t_is_float`,
+    sql: `select payload.x as x, is_float(payload.x) as f, str(payload.x) as s from "t/#"`,
+    input: { payload: '{"x": 20}', topic: 't/a' },
+    expect: { x: 20, f: false, s: '20' },
+  },
+  {
+    from: `${F}:t_is_float`,
+    sql: `select payload from "t/#" where payload.x = 20`,
+    input: { payload: '{"x": 2e1}', topic: 't/a' },
+    expect: { payload: '{"x": 2e1}' },
+  },
+  {
+    from: `${F}:t_is_float`,
+    sql: `select json_decode(payload) as p from "t/#"`,
+    input: { payload: '{"a": [1.0, 2, "3.0"]}', topic: 't/a' },
+    expect: { p: { a: [float(1), 2, '3.0'] } },
+  },
   // A float is no map: a key below it is undefined (the box's own field is not data).
   { from: `${F}:t_is_float`, sql: `select payload.x.value as v from "t/#"`, input: { payload: '{"x": 2.0}', topic: 't/a' }, expect: { v: null } },
 ];

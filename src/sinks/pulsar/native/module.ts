@@ -59,7 +59,7 @@ export interface PulsarClientModule {
 export const NATIVE_MISSING_HELP =
   "transport: native needs the optional npm package 'pulsar-client', which is not installed or did not load. " +
   'Its install downloads a prebuilt addon from archive.apache.org, or builds one against the Pulsar C++ client (libpulsar 4.2 for pulsar-client 1.18). ' +
-  "Fix: run `npm install pulsar-client` where that download works (or with libpulsar and its headers installed), or set transport: protocol, which needs no native code.";
+  'Fix: run `npm install pulsar-client` where that download works (or with libpulsar and its headers installed), or set transport: protocol, which needs no native code.';
 
 /** Imports `pulsar-client` on first use; a WeirError naming the fix when it is missing. */
 export async function loadPulsarClient(importer: () => Promise<unknown> = () => import('pulsar-client' as string)): Promise<PulsarClientModule> {

@@ -44,7 +44,10 @@ export class NativeTransport implements PulsarTransport {
     const producer = this.producer;
     if (!producer) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
     this.limit.run((sent) => {
-      producer.send(NativeTransport.toNativeMessage(msg)).then(() => sent(), (err: unknown) => sent(toError(err)));
+      producer.send(NativeTransport.toNativeMessage(msg)).then(
+        () => sent(),
+        (err: unknown) => sent(toError(err)),
+      );
     }, done);
   }
 

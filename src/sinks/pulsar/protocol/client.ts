@@ -43,7 +43,10 @@ export class ProtocolTransport implements PulsarTransport {
   private readonly service: { host: string; port: number; tls: boolean };
   partitions = 0;
 
-  constructor(private readonly opts: ProtocolTransportOptions, private readonly log: Logger) {
+  constructor(
+    private readonly opts: ProtocolTransportOptions,
+    private readonly log: Logger,
+  ) {
     this.service = parseServiceUrl(opts.serviceUrl);
     this.limit = new PendingLimit(opts.maxPending);
   }
@@ -59,7 +62,11 @@ export class ProtocolTransport implements PulsarTransport {
     if (slot.conn && !slot.conn.closed) return Promise.resolve(slot.conn);
     const s = slot;
     s.opening ??= PulsarConnection.open({
-      host, port, timeoutMs: this.opts.connectTimeoutMs, authToken: this.opts.authToken, clientVersion: CLIENT_VERSION,
+      host,
+      port,
+      timeoutMs: this.opts.connectTimeoutMs,
+      authToken: this.opts.authToken,
+      clientVersion: CLIENT_VERSION,
       tls: this.service.tls ? { ca: this.opts.tlsCa, verify: this.opts.tlsVerify ?? true } : undefined,
     })
       .then((c) => {
@@ -109,8 +116,12 @@ export class ProtocolTransport implements PulsarTransport {
       this.partitions = r.partitions;
       const topics = r.partitions === 0 ? [this.opts.topic] : Array.from({ length: r.partitions }, (_, i) => `${this.opts.topic}-partition-${i}`);
       const po = {
-        compression: this.opts.compression, maxMessages: this.opts.maxMessages, maxBytes: this.opts.maxBytes,
-        maxDelayMs: this.opts.maxDelayMs, sendTimeoutMs: this.opts.sendTimeoutMs, requestTimeoutMs: this.opts.connectTimeoutMs,
+        compression: this.opts.compression,
+        maxMessages: this.opts.maxMessages,
+        maxBytes: this.opts.maxBytes,
+        maxDelayMs: this.opts.maxDelayMs,
+        sendTimeoutMs: this.opts.sendTimeoutMs,
+        requestTimeoutMs: this.opts.connectTimeoutMs,
         producerName: this.opts.producerName,
       };
       this.producers = topics.map((t) => new PartitionProducer(t, po, (topic) => this.connectionFor(topic)));
@@ -134,7 +145,10 @@ export class ProtocolTransport implements PulsarTransport {
     await Promise.all(this.producers.map((p) => p.close(5_000)));
     for (const slot of this.slots.values()) {
       slot.conn?.destroy();
-      await slot.opening?.then((c) => c.destroy(), () => undefined);
+      await slot.opening?.then(
+        (c) => c.destroy(),
+        () => undefined,
+      );
     }
     this.slots.clear();
   }

@@ -28,12 +28,32 @@ export const CommandType = {
 
 /** ServerError enum names, for messages and for classify(). */
 export const SERVER_ERRORS = [
-  'UnknownError', 'MetadataError', 'PersistenceError', 'AuthenticationError', 'AuthorizationError',
-  'ConsumerBusy', 'ServiceNotReady', 'ProducerBlockedQuotaExceededError', 'ProducerBlockedQuotaExceededException',
-  'ChecksumError', 'UnsupportedVersionError', 'TopicNotFound', 'SubscriptionNotFound', 'ConsumerNotFound',
-  'TooManyRequests', 'TopicTerminatedError', 'ProducerBusy', 'InvalidTopicName', 'IncompatibleSchema',
-  'ConsumerAssignError', 'TransactionCoordinatorNotFound', 'InvalidTxnStatus', 'NotAllowedError',
-  'TransactionConflict', 'TransactionNotFound', 'ProducerFenced',
+  'UnknownError',
+  'MetadataError',
+  'PersistenceError',
+  'AuthenticationError',
+  'AuthorizationError',
+  'ConsumerBusy',
+  'ServiceNotReady',
+  'ProducerBlockedQuotaExceededError',
+  'ProducerBlockedQuotaExceededException',
+  'ChecksumError',
+  'UnsupportedVersionError',
+  'TopicNotFound',
+  'SubscriptionNotFound',
+  'ConsumerNotFound',
+  'TooManyRequests',
+  'TopicTerminatedError',
+  'ProducerBusy',
+  'InvalidTopicName',
+  'IncompatibleSchema',
+  'ConsumerAssignError',
+  'TransactionCoordinatorNotFound',
+  'InvalidTxnStatus',
+  'NotAllowedError',
+  'TransactionConflict',
+  'TransactionNotFound',
+  'ProducerFenced',
 ] as const;
 
 export function serverErrorName(code: number): string {
@@ -114,7 +134,17 @@ export function decodeMessageId(f: ProtoFields | undefined): MessageId | undefin
 export type Incoming =
   | { type: 'connected'; serverVersion: string; protocolVersion: number; maxMessageSize: number }
   | { type: 'partitioned_metadata'; requestId: number; partitions: number; failed: boolean; error: string; message: string }
-  | { type: 'lookup'; requestId: number; kind: 'redirect' | 'connect' | 'failed'; brokerServiceUrl: string; brokerServiceUrlTls: string; authoritative: boolean; proxyThroughServiceUrl: boolean; error: string; message: string }
+  | {
+      type: 'lookup';
+      requestId: number;
+      kind: 'redirect' | 'connect' | 'failed';
+      brokerServiceUrl: string;
+      brokerServiceUrlTls: string;
+      authoritative: boolean;
+      proxyThroughServiceUrl: boolean;
+      error: string;
+      message: string;
+    }
   | { type: 'producer_success'; requestId: number; producerName: string; lastSequenceId: number; ready: boolean }
   | { type: 'success'; requestId: number }
   | { type: 'error'; requestId: number; error: string; message: string }
@@ -134,15 +164,25 @@ export function decodeCommand(buf: Buffer): Incoming {
       return { type: 'connected', serverVersion: body.string(1), protocolVersion: body.uint(2), maxMessageSize: body.uint(3, 5 * 1024 * 1024) };
     case CommandType.PARTITIONED_METADATA_RESPONSE:
       return {
-        type: 'partitioned_metadata', requestId: body.uint(2), partitions: body.uint(1), failed: body.uint(3) === 1,
-        error: serverErrorName(body.uint(4)), message: body.string(5),
+        type: 'partitioned_metadata',
+        requestId: body.uint(2),
+        partitions: body.uint(1),
+        failed: body.uint(3) === 1,
+        error: serverErrorName(body.uint(4)),
+        message: body.string(5),
       };
     case CommandType.LOOKUP_RESPONSE: {
       const r = body.uint(3);
       return {
-        type: 'lookup', requestId: body.uint(4), kind: r === 0 ? 'redirect' : r === 1 ? 'connect' : 'failed',
-        brokerServiceUrl: body.string(1), brokerServiceUrlTls: body.string(2), authoritative: body.bool(5), proxyThroughServiceUrl: body.bool(8),
-        error: serverErrorName(body.uint(6)), message: body.string(7),
+        type: 'lookup',
+        requestId: body.uint(4),
+        kind: r === 0 ? 'redirect' : r === 1 ? 'connect' : 'failed',
+        brokerServiceUrl: body.string(1),
+        brokerServiceUrlTls: body.string(2),
+        authoritative: body.bool(5),
+        proxyThroughServiceUrl: body.bool(8),
+        error: serverErrorName(body.uint(6)),
+        message: body.string(7),
       };
     }
     case CommandType.PRODUCER_SUCCESS:
@@ -152,7 +192,13 @@ export function decodeCommand(buf: Buffer): Incoming {
     case CommandType.ERROR:
       return { type: 'error', requestId: body.uint(1), error: serverErrorName(body.uint(2)), message: body.string(3) };
     case CommandType.SEND_RECEIPT:
-      return { type: 'send_receipt', producerId: body.uint(1), sequenceId: body.uint(2), highestSequenceId: body.uint(4), messageId: decodeMessageId(body.message(3)) };
+      return {
+        type: 'send_receipt',
+        producerId: body.uint(1),
+        sequenceId: body.uint(2),
+        highestSequenceId: body.uint(4),
+        messageId: decodeMessageId(body.message(3)),
+      };
     case CommandType.SEND_ERROR:
       return { type: 'send_error', producerId: body.uint(1), sequenceId: body.uint(2), error: serverErrorName(body.uint(3)), message: body.string(4) };
     case CommandType.CLOSE_PRODUCER:

@@ -4,9 +4,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { WeirError } from '../../../errors.js';
-import {
-  decodeCommand, encodeConnect, encodePing, encodePong, type Incoming,
-} from './commands.js';
+import { decodeCommand, encodeConnect, encodePing, encodePong, type Incoming } from './commands.js';
 import { FrameReader, simpleFrame } from './frame.js';
 
 export interface ProducerListener {
@@ -48,17 +46,23 @@ export class PulsarConnection {
   maxMessageSize = 5 * 1024 * 1024;
   serverVersion = '';
 
-  private constructor(private readonly socket: net.Socket, readonly address: string) {}
+  private constructor(
+    private readonly socket: net.Socket,
+    readonly address: string,
+  ) {}
 
   /** Opens a socket and completes CONNECT/CONNECTED. */
   static async open(opts: ConnectOptions): Promise<PulsarConnection> {
     const address = `${opts.host}:${opts.port}`;
     const socket: net.Socket = opts.tls
       ? tls.connect({
-        host: opts.host, port: opts.port, ca: opts.tls.ca, rejectUnauthorized: opts.tls.verify,
-        // SNI only for names; certificates for IPs are checked against their IP SANs.
-        ...(net.isIP(opts.host) ? {} : { servername: opts.host }),
-      })
+          host: opts.host,
+          port: opts.port,
+          ca: opts.tls.ca,
+          rejectUnauthorized: opts.tls.verify,
+          // SNI only for names; certificates for IPs are checked against their IP SANs.
+          ...(net.isIP(opts.host) ? {} : { servername: opts.host }),
+        })
       : net.connect({ host: opts.host, port: opts.port, noDelay: true });
     if (opts.tls) socket.setNoDelay(true);
     const conn = new PulsarConnection(socket, address);
@@ -75,7 +79,11 @@ export class PulsarConnection {
         const code = (err as { code?: string }).code ?? '';
         if (err instanceof WeirError) reject(err);
         else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(code)) {
-          reject(new WeirError('sink.pulsar.tls_failed', `TLS with Pulsar at ${address} failed: ${err.message} (${code}); see tls_trust_certs_file / tls_verify`, { cause: err }));
+          reject(
+            new WeirError('sink.pulsar.tls_failed', `TLS with Pulsar at ${address} failed: ${err.message} (${code}); see tls_trust_certs_file / tls_verify`, {
+              cause: err,
+            }),
+          );
         } else reject(new WeirError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { cause: err }));
       };
       socket.once('error', fail);
@@ -103,7 +111,11 @@ export class PulsarConnection {
             return;
           }
           if (cmd.type === 'error') {
-            fail(new WeirError('sink.pulsar.auth_failed', `Pulsar at ${address} refused the connection: ${cmd.error}: ${cmd.message}`, { cause: { serverError: cmd.error } }));
+            fail(
+              new WeirError('sink.pulsar.auth_failed', `Pulsar at ${address} refused the connection: ${cmd.error}: ${cmd.message}`, {
+                cause: { serverError: cmd.error },
+              }),
+            );
             return;
           }
         }
@@ -124,7 +136,9 @@ export class PulsarConnection {
       }
       for (const f of frames) this.dispatch(decodeCommand(f.command));
     });
-    this.socket.on('error', (err) => this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} failed: ${err.message}`, { cause: err })));
+    this.socket.on('error', (err) =>
+      this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} failed: ${err.message}`, { cause: err })),
+    );
     this.socket.on('close', () => this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} closed`)));
     this.keepAlive = setInterval(() => {
       if (!this.sawPong) {
@@ -149,8 +163,9 @@ export class PulsarConnection {
         this.producers.get(cmd.producerId)?.onReceipt(cmd.sequenceId, cmd.highestSequenceId);
         return;
       case 'send_error':
-        this.producers.get(cmd.producerId)?.onSendError(cmd.sequenceId, new WeirError(
-          'sink.pulsar.send_error', `Pulsar SEND_ERROR ${cmd.error}: ${cmd.message}`));
+        this.producers
+          .get(cmd.producerId)
+          ?.onSendError(cmd.sequenceId, new WeirError('sink.pulsar.send_error', `Pulsar SEND_ERROR ${cmd.error}: ${cmd.message}`));
         return;
       case 'close_producer': {
         const p = this.producers.get(cmd.producerId);

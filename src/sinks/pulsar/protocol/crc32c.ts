@@ -23,8 +23,15 @@ export function crc32c(buf: Uint8Array, crc = 0): number {
   const end8 = buf.length - (buf.length % 8);
   for (; i < end8; i += 8) {
     const lo = (c ^ (buf[i]! | (buf[i + 1]! << 8) | (buf[i + 2]! << 16) | (buf[i + 3]! << 24))) >>> 0;
-    c = T7[lo & 0xff]! ^ T6[(lo >>> 8) & 0xff]! ^ T5[(lo >>> 16) & 0xff]! ^ T4[lo >>> 24]!
-      ^ T3[buf[i + 4]!]! ^ T2[buf[i + 5]!]! ^ T1[buf[i + 6]!]! ^ T0[buf[i + 7]!]!;
+    c =
+      T7[lo & 0xff]! ^
+      T6[(lo >>> 8) & 0xff]! ^
+      T5[(lo >>> 16) & 0xff]! ^
+      T4[lo >>> 24]! ^
+      T3[buf[i + 4]!]! ^
+      T2[buf[i + 5]!]! ^
+      T1[buf[i + 6]!]! ^
+      T0[buf[i + 7]!]!;
   }
   for (; i < buf.length; i++) c = T0[(c ^ buf[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;

@@ -145,7 +145,10 @@ export class PartitionProducer implements ProducerListener {
     const first = this.sequenceId;
     const last = first + items.length - 1;
     this.sequenceId = last + 1;
-    const raw = encodeBatch(items.map((p) => p.msg), first);
+    const raw = encodeBatch(
+      items.map((p) => p.msg),
+      first,
+    );
     const timer = setTimeout(() => {
       conn.destroy(new WeirError('sink.pulsar.send_timeout', `no send receipt from ${conn.address} for ${this.topic} within ${this.opts.sendTimeoutMs} ms`));
     }, this.opts.sendTimeoutMs);
@@ -156,14 +159,21 @@ export class PartitionProducer implements ProducerListener {
     // through writeChain.
     const { producerId, producerName } = this;
     const publishTime = Date.now();
-    const framed = compressBatch(this.opts.compression, raw).then((payload) => payloadFrame(
-      encodeSend(producerId, first, items.length, last),
-      encodeMessageMetadata({
-        producerName, sequenceId: first, publishTime, compression: compressionCode(this.opts.compression),
-        uncompressedSize: raw.length, numMessagesInBatch: items.length, highestSequenceId: last,
-      }),
-      payload,
-    ));
+    const framed = compressBatch(this.opts.compression, raw).then((payload) =>
+      payloadFrame(
+        encodeSend(producerId, first, items.length, last),
+        encodeMessageMetadata({
+          producerName,
+          sequenceId: first,
+          publishTime,
+          compression: compressionCode(this.opts.compression),
+          uncompressedSize: raw.length,
+          numMessagesInBatch: items.length,
+          highestSequenceId: last,
+        }),
+        payload,
+      ),
+    );
     this.writeChain = this.writeChain
       .then(() => framed)
       .then((frame) => {
