@@ -42,7 +42,7 @@ function envOf(stage: Instruction[]): Record<string, string> {
 
 /** The files the stored dead letters of a config would be written to. */
 function letterFiles(cfg: WeirConfig): string[] {
-  const place = deadLetterPlace(cfg, (s) => s.type.type === 'postgres');
+  const place = deadLetterPlace(cfg);
   return [besideConfig(cfg, cfg.deadLetter.fallback_file), ...('file' in place ? [place.file] : [])];
 }
 

@@ -12,11 +12,13 @@ export type DeadLetterPlace =
 /** The default file when nothing else keeps dead letters. */
 export const DEFAULT_DEAD_LETTER_FILE = 'weir-dead-letter.jsonl';
 
-export function deadLetterPlace(cfg: WeirConfig, keepsLetters: (sink: SinkConfig) => boolean): DeadLetterPlace {
+export function deadLetterPlace(cfg: WeirConfig): DeadLetterPlace {
   const dl = cfg.deadLetter;
   if (dl.sink) return { sink: cfg.sinks.get(dl.sink)! };
   if (dl.file) return { file: besideConfig(cfg, dl.file), configured: true };
-  const capable = [...cfg.sinks.values()].find(keepsLetters);
+  // Whether a sink keeps letters is its type's to say from its settings (SinkType.keepsLetters),
+  // the same answer for the loader's check, `weir run`, `weir dlq` and `weir check --connect`.
+  const capable = [...cfg.sinks.values()].find((s: SinkConfig) => s.type.keepsLetters?.(s.settings) === true);
   if (capable) return { sink: capable };
   return { file: besideConfig(cfg, DEFAULT_DEAD_LETTER_FILE), configured: false };
 }

@@ -172,7 +172,7 @@ export class Runtime {
 
 /** Where `weir run` writes dead letters: the place dead-letter-place.ts decides, as `weir dlq` reads it. */
 function deadLetterStore(cfg: WeirConfig, sinks: ReadonlyMap<string, Sink>): DeadLetterStore {
-  const place = deadLetterPlace(cfg, (s) => sinks.get(s.name)!.deadLetter !== undefined);
+  const place = deadLetterPlace(cfg);
   return 'sink' in place ? sinkDeadLetterWriter(sinks.get(place.sink.name)!) : fileDeadLetterWriter(place.file);
 }
 

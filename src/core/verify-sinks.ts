@@ -20,7 +20,7 @@ export interface SinkVerification {
 }
 
 export async function verifySinks(cfg: WeirConfig, signal: AbortSignal): Promise<SinkVerification[]> {
-  const place = deadLetterPlace(cfg, (s) => s.type.letterStore !== undefined);
+  const place = deadLetterPlace(cfg);
   const letters = 'sink' in place ? place.sink.name : undefined;
   const actions = new Map<string, ActionToVerify[]>();
   for (const rule of cfg.rules) {

@@ -10,7 +10,7 @@ import type { LetterStore } from './letter-store.js';
 
 export function openLetterStore(cfg: WeirConfig, which: 'store' | 'fallback'): LetterStore {
   if (which === 'fallback') return new FileLetterStore(besideConfig(cfg, cfg.deadLetter.fallback_file));
-  const place = deadLetterPlace(cfg, (s) => s.type.keepsLetters?.(s.settings) === true);
+  const place = deadLetterPlace(cfg);
   if ('sink' in place) {
     // The loader refused a dead_letter.sink that keeps no letters; this guards a config it never saw.
     const { sink } = place;
