@@ -31,3 +31,33 @@ test('empty levels are levels', () => {
   assert.deepEqual([...r.match('a//b')], ['x']);
   assert.deepEqual([...r.match('a/b')], []);
 });
+
+test('topics matching the same filters share one result array: nothing is built or kept per topic', () => {
+  const r = new TopicRouter<string>();
+  r.add('device/+/telemetry', 'a');
+  r.add('device/+/telemetry', 'b');
+  const first = r.match('device/0/telemetry');
+  assert.deepEqual(first, ['a', 'b']);
+  for (let d = 1; d < 100_000; d++) assert.equal(r.match(`device/${d}/telemetry`), first);
+});
+
+test('an add after lookups is seen by the next lookup, and leaves the arrays already handed out as they were', () => {
+  const r = new TopicRouter<string>();
+  r.add('device/+/telemetry', 'a');
+  const before = r.match('device/1/telemetry');
+  r.add('device/+/telemetry', 'b');
+  r.add('device/1/#', 'c');
+  assert.deepEqual(before, ['a']);
+  assert.deepEqual([...r.match('device/1/telemetry')].sort(), ['a', 'b', 'c']);
+  assert.deepEqual(r.match('device/2/telemetry'), ['a', 'b']);
+});
+
+test('a level with one exact child matches that level only, not a prefix or an extension of it', () => {
+  const r = new TopicRouter<string>();
+  r.add('device/+/telemetry', 'a');
+  for (const t of ['device/1/telemetr', 'device/1/telemetryx', 'devic/1/telemetry', 'devicex/1/telemetry', 'device/1/telemetry/', 'device/1'])
+    assert.deepEqual(r.match(t), [], t);
+  r.add('device/+/status', 'b');
+  assert.deepEqual(r.match('device/1/status'), ['b']);
+  assert.deepEqual(r.match('device/1/telemetry'), ['a']);
+});
