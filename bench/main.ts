@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<object>> = {
   sequence: async () => (await import('./sequence.js')).benchSequence(),
   partitioner: async () => (await import('./partitioner.js')).benchPartitioner(),
   standalone: async () => (await import('./standalone.js')).benchStandalone(),
+  backlog: async () => (await import('./backlog.js')).benchBacklog(),
   topics: async () => (await import('./topics.js')).benchTopics(),
 };
 
