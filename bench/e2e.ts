@@ -153,7 +153,7 @@ export function publish(url: string, limit: number, size: number, topics = WEIR_
   const args = [
     '--import',
     'tsx',
-    join(ROOT, 'bench/load/publisher.ts'),
+    join(ROOT, 'test/harness/load/publisher.ts'),
     '-h',
     url,
     '-c',

@@ -10,8 +10,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import kafkajs from 'kafkajs';
-import { publishLoad } from '../../bench/load/publisher.js';
-import { samplePayload } from '../../bench/load/payload.js';
+import { publishLoad } from '../harness/load/publisher.js';
+import { telemetrySample } from '../../src/embedded/devices.js';
 import { registerCodec } from '../../src/sinks/kafka/codecs.js';
 import { countTopic } from '../../src/sinks/kafka/count.js';
 import { endSessions } from '../e2e/fixtures.js';
@@ -182,7 +182,7 @@ test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic:
     limit: N,
     clientIdPrefix: `k100k-pub-${process.pid}`,
     payloadFor: (device, seq) => {
-      const p = samplePayload(String(device), seq, 200);
+      const p = telemetrySample(String(device), seq, 200);
       const s = JSON.parse(p.toString()) as { ts: number; seq: number; temp: number; hum: number; location: string };
       // What the rule produces: its SELECT's fields in order, the device from the topic's clientid.
       expected.set(

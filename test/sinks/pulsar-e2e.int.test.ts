@@ -10,8 +10,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import WebSocket from 'ws';
-import { publishLoad } from '../../bench/load/publisher.js';
-import { samplePayload } from '../../bench/load/payload.js';
+import { publishLoad } from '../harness/load/publisher.js';
+import { telemetrySample } from '../../src/embedded/devices.js';
 import { countPulsarMessages } from '../../src/sinks/pulsar/count.js';
 import { endSessions } from '../e2e/fixtures.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
@@ -153,7 +153,7 @@ test('100,000 QoS 1 messages of 1 KB through Mosquitto → weir → a 10-partiti
     limit: N,
     clientIdPrefix: `p100k-pub-${process.pid}`,
     payloadFor: (device, seq) => {
-      const p = samplePayload(String(device), seq, 1024);
+      const p = telemetrySample(String(device), seq, 1024);
       const s = JSON.parse(p.toString()) as { ts: number; seq: number; temp: number; hum: number; location: string };
       // What the rule outputs: its SELECT's fields in order, the device from the publisher's clientid.
       expected.set(
