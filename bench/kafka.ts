@@ -1,6 +1,6 @@
 // Kafka end-to-end benchmark (npm run bench -- kafka): QoS 1, 200 B JSON payloads published
 // through a real Mosquitto into a real Kafka broker (KRaft, the test harness's), measured in one run:
-//   1. the MQTT delivery ceiling (bench/e2e.ts);
+//   1. the MQTT delivery ceiling (bench/e2e/ceiling.ts);
 //   2. weir end to end, acks -1, idempotent producer, ack upstream after the broker's acknowledgement,
 //      into a 6-partition topic keyed by device: msg/s from the first publish to the last append,
 //      p50/p99 publish→append latency, weir's CPU and peak RSS, lost and duplicate records.
@@ -17,24 +17,13 @@ import { startMosquitto } from '../test/harness/mosquitto.js';
 import { tempDir, waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions } from '../test/e2e/fixtures.js';
-import {
-  CeilingSubscriber,
-  DEVICES,
-  interleave,
-  listenerPid,
-  MESSAGES,
-  messageSinkFiles,
-  placeLoadListener,
-  placement,
-  placeSelf,
-  PUB_CLIENTS,
-  ReadTally,
-  ROUNDS,
-  sinkResult,
-  weirNodeArgs,
-  type ReadBack,
-  type TimedRun,
-} from './e2e.js';
+import { CeilingSubscriber } from './e2e/ceiling.js';
+import { interleave, type TimedRun } from './e2e/interleave.js';
+import { listenerPid, placeLoadListener, placement, placeSelf } from './e2e/placement.js';
+import { type ReadBack, ReadTally } from './e2e/read-back.js';
+import { sinkResult } from './e2e/results.js';
+import { DEVICES, MESSAGES, PUB_CLIENTS, ROUNDS } from './e2e/settings.js';
+import { messageSinkFiles, weirNodeArgs } from './e2e/weir-config.js';
 import { writeResult } from './report.js';
 
 const { Kafka, logLevel } = kafkajs;

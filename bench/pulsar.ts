@@ -1,7 +1,7 @@
 // Pulsar end-to-end benchmark (npm run bench -- pulsar), the seeds' 003 scenario: QoS 1, 1 KB JSON
 // payloads published through a real Mosquitto into a 10-partition zlib topic on a real Pulsar
 // standalone broker (the test harness's), measured in one run:
-//   1. the MQTT delivery ceiling (bench/e2e.ts);
+//   1. the MQTT delivery ceiling (bench/e2e/ceiling.ts);
 //   2. weir end to end with ack after the broker's send receipt, keyed by device: msg/s from the
 //      first publish to the last publish_time, p50/p99 latency, weir's CPU and peak RSS, lost and
 //      duplicate messages, and the topic's stored size against the raw payload total.
@@ -18,24 +18,13 @@ import { tempDir, waitFor } from '../test/harness/process.js';
 import { startPulsar } from '../test/harness/pulsar.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions } from '../test/e2e/fixtures.js';
-import {
-  CeilingSubscriber,
-  DEVICES,
-  interleave,
-  listenerPid,
-  MESSAGES,
-  messageSinkFiles,
-  placeLoadListener,
-  placement,
-  placeSelf,
-  PUB_CLIENTS,
-  ReadTally,
-  ROUNDS,
-  sinkResult,
-  weirNodeArgs,
-  type ReadBack,
-  type TimedRun,
-} from './e2e.js';
+import { CeilingSubscriber } from './e2e/ceiling.js';
+import { interleave, type TimedRun } from './e2e/interleave.js';
+import { listenerPid, placeLoadListener, placement, placeSelf } from './e2e/placement.js';
+import { type ReadBack, ReadTally } from './e2e/read-back.js';
+import { sinkResult } from './e2e/results.js';
+import { DEVICES, MESSAGES, PUB_CLIENTS, ROUNDS } from './e2e/settings.js';
+import { messageSinkFiles, weirNodeArgs } from './e2e/weir-config.js';
 import { writeResult } from './report.js';
 
 const CONNECTIONS = 4;
