@@ -29,7 +29,7 @@ import { printTable, writeResult } from './report.js';
 import { CeilingSubscriber } from './e2e/ceiling.js';
 import { interleave } from './e2e/interleave.js';
 import { listenerPid, placeLoadListener, placement, placeSelf } from './e2e/placement.js';
-import { type ReadBack } from './e2e/read-back.js';
+import type { ReadBack } from './e2e/read-back.js';
 import { measuredFields, printInterleaved, resultHeader } from './e2e/results.js';
 import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, ROUNDS } from './e2e/settings.js';
 import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
