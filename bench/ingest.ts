@@ -9,7 +9,7 @@ import { Value } from '@sinclair/typebox/value';
 import { BrokerSpec, type BrokerConfig } from '../src/config/schema.js';
 import { MqttSession } from '../src/core/mqtt-session.js';
 import { silentLogger } from '../src/log.js';
-import { publishLoad } from './load/publisher.js';
+import { publishLoad } from '../test/harness/load/publisher.js';
 import { startMosquitto } from '../test/harness/mosquitto.js';
 import { machine, printTable, writeResult } from './report.js';
 

@@ -1,6 +1,6 @@
 // Kafka end-to-end benchmark (npm run bench -- kafka): QoS 1, 200 B JSON payloads published
 // through a real Mosquitto into a real Kafka broker (KRaft, the test harness's), measured in one run:
-//   1. the MQTT delivery ceiling (bench/e2e.ts);
+//   1. the MQTT delivery ceiling (bench/e2e/ceiling.ts);
 //   2. weir end to end, acks -1, idempotent producer, ack upstream after the broker's acknowledgement,
 //      into a 6-partition topic keyed by device: msg/s from the first publish to the last append,
 //      p50/p99 publish→append latency, weir's CPU and peak RSS, lost and duplicate records.
@@ -8,39 +8,15 @@
 // message.timestamp.type=LogAppendTime, so each record's timestamp is the broker's append time,
 // and the value carries the publish time (`ts`) the rule selected from the payload.
 // Prints a table and writes bench/results/kafka.json.
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
 import kafkajs from 'kafkajs';
 import { startKafka } from '../test/harness/kafka.js';
-import { startMosquitto } from '../test/harness/mosquitto.js';
-import { tempDir, waitFor } from '../test/harness/process.js';
-import { ROOT, startWeir } from '../test/harness/weir.js';
-import { endSessions } from '../test/e2e/fixtures.js';
-import {
-  CeilingSubscriber,
-  DEVICES,
-  interleave,
-  listenerPid,
-  MESSAGES,
-  messageSinkFiles,
-  placeLoadListener,
-  placement,
-  placeSelf,
-  PUB_CLIENTS,
-  ReadTally,
-  ROUNDS,
-  sinkResult,
-  weirNodeArgs,
-  type ReadBack,
-  type TimedRun,
-} from './e2e.js';
-import { writeResult } from './report.js';
+import { readTopic } from '../test/harness/kafka-reader.js';
+import type { TimedRun } from './e2e/interleave.js';
+import { runMessageSinkBench } from './e2e/message-sink-bench.js';
+import { type ReadBack, ReadTally } from './e2e/read-back.js';
 
 const { Kafka, logLevel } = kafkajs;
 
-const CONNECTIONS = 4;
-const SIZE = 200;
 const PARTITIONS = 6;
 const TOPIC = 'telemetry';
 
@@ -49,83 +25,39 @@ const TOPIC = 'telemetry';
  * the records of each timed run.
  */
 async function readBack(brokers: string[], total: number, runs: TimedRun[]): Promise<ReadBack[]> {
-  const consumer = new Kafka({ clientId: 'bench-reader', brokers, logLevel: logLevel.NOTHING }).consumer({
-    groupId: `bench-${randomUUID()}`,
-    maxWaitTimeInMs: 200,
-  });
   const tally = new ReadTally(runs);
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      consumer.on(consumer.events.CRASH, (e) => reject(e.payload.error));
-      void consumer
-        .run({
-          eachBatch: async ({ batch }) => {
-            for (const m of batch.messages) {
-              const v = JSON.parse(m.value!.toString()) as { device_id: string; seq: number; ts: number };
-              tally.add(v.device_id, v.seq, v.ts, Number(m.timestamp)); // LogAppendTime: the broker's
-            }
-            if (tally.read >= total) resolve();
-          },
-        })
-        .catch(reject);
-    });
-    await new Promise((r) => setTimeout(r, 1000)); // anything beyond total (duplicates) arrives too
-  } finally {
-    await consumer.disconnect();
-  }
+  await readTopic(brokers, TOPIC, (_partition, m) => {
+    const v = JSON.parse(m.value!.toString()) as { device_id: string; seq: number; ts: number };
+    tally.add(v.device_id, v.seq, v.ts, Number(m.timestamp)); // LogAppendTime: the broker's
+    return tally.read >= total;
+  });
   return tally.result();
 }
 
-export async function benchKafka(): Promise<object> {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
-  placeSelf();
-  const mq = await startMosquitto();
-  const brokerPid = placeLoadListener(mq.port);
-  const kafka = await startKafka();
-  const dir = tempDir('bench-kafka');
-  try {
-    process.stdout.write(
-      `kafka bench: ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions\n  placement: ${placement()}\n`,
-    );
-    const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
-
-    const admin = new Kafka({ clientId: 'bench-admin', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [{ topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] }],
-    });
-    await admin.disconnect();
-
-    const clientId = 'bench-kafka';
-    const files = messageSinkFiles({
-      mqttUrl: mq.url,
-      clientId,
-      connections: CONNECTIONS,
-      dir,
-      sinkYaml: `    type: kafka\n    brokers: ${JSON.stringify(kafka.brokers)}`,
-      actionYaml: `    topic: ${TOPIC}\n`,
-    });
-    const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
-    await waitFor(() => weir.ready(), 60_000, 'weir ready');
-    const { ceilings, runs } = await interleave(
-      { weir, mqttUrl: mq.url, size: SIZE, brokerPid, serverPid: listenerPid(Number(kafka.brokers[0]!.split(':')[1])) },
-      ceiling,
-    );
-    const total = await weir.metric('weir_sink_success_total');
-    await weir.stop();
-    await ceiling.close();
-    await endSessions(mq.url, clientId, CONNECTIONS);
-    const backs = await readBack(kafka.brokers, total, runs);
-
-    const result = sinkResult('kafka', SIZE, ceilings, runs, backs, { partitions: PARTITIONS, compression: 'none' });
-    writeResult('kafka', result);
-    return result;
-  } finally {
-    await kafka.dispose();
-    await mq.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+export function benchKafka(): Promise<object> {
+  return runMessageSinkBench({
+    name: 'kafka',
+    size: 200,
+    connections: 4,
+    describe: `${PARTITIONS} partitions`,
+    async start() {
+      const kafka = await startKafka();
+      const admin = new Kafka({ clientId: 'bench-admin', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
+      await admin.connect();
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: [
+          { topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] },
+        ],
+      });
+      await admin.disconnect();
+      return {
+        port: Number(kafka.brokers[0]!.split(':')[1]),
+        sink: ['type: kafka', `brokers: ${JSON.stringify(kafka.brokers)}`],
+        action: [`topic: ${TOPIC}`],
+        readBack: async (total, runs) => ({ backs: await readBack(kafka.brokers, total, runs), extra: { partitions: PARTITIONS, compression: 'none' } }),
+        dispose: () => kafka.dispose(),
+      };
+    },
+  });
 }

@@ -1,6 +1,6 @@
 // PostgreSQL end-to-end benchmark (npm run bench -- pg): QoS 1, 200 B JSON payloads published
 // through a real Mosquitto as fast as one publisher process goes, measured in one run by the
-// method of bench/e2e.ts (weir's runs interleaved with the MQTT delivery ceiling's):
+// method of bench/e2e/interleave.ts (weir's runs interleaved with the MQTT delivery ceiling's):
 //   1. weir with ack after commit and unnest inserts (the defaults), BENCH_ROUNDS runs; then
 //      `ack: on_receive`, and insert_mode values, one run each — each run: msg/s from the first
 //      publish to the last commit, p50/p99 publish→commit latency (from the rows: received_at =
@@ -26,26 +26,13 @@ import { ROOT, startWeir } from '../test/harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../test/e2e/fixtures.js';
 import { insertPaths } from './pg-insert-paths.js';
 import { printTable, writeResult } from './report.js';
-import {
-  BATCH_YAML,
-  CeilingSubscriber,
-  DEVICES,
-  interleave,
-  listenerPid,
-  MAX_UNACKED,
-  measuredFields,
-  MESSAGES,
-  placeLoadListener,
-  placement,
-  placeSelf,
-  printInterleaved,
-  PUB_CLIENTS,
-  replaceOnce,
-  resultHeader,
-  ROUNDS,
-  weirNodeArgs,
-  type ReadBack,
-} from './e2e.js';
+import { CeilingSubscriber } from './e2e/ceiling.js';
+import { interleave } from './e2e/interleave.js';
+import { listenerPid, placeLoadListener, placement, placeSelf } from './e2e/placement.js';
+import type { ReadBack } from './e2e/read-back.js';
+import { measuredFields, printInterleaved, resultHeader } from './e2e/results.js';
+import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, ROUNDS } from './e2e/settings.js';
+import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
 
 const CONNECTIONS = 4;
 const SIZE = 200;

@@ -1,4 +1,4 @@
-// Summarises a V8 CPU profile (from BENCH_CPU_PROF, see bench/e2e.ts): the functions with the most
+// Summarises a V8 CPU profile (from BENCH_CPU_PROF, see bench/e2e/weir-config.ts): the functions with the most
 // self time, and the same grouped by source file, as µs per message when -n is given.
 //
 //   npx tsx bench/profile.ts /tmp/prof/CPU.*.cpuprofile -n 100000

@@ -24,7 +24,10 @@ import { telemetrySample } from '../src/embedded/devices.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../test/harness/postgres.js';
 import { freePort, startService, tempDir, waitFor, type Service } from '../test/harness/process.js';
 import { parseMetrics, ROOT } from '../test/harness/weir.js';
-import { median, PLACEMENT, procStats, replaceOnce, rssMb, usPerMsg, weirNodeArgs } from './e2e.js';
+import { PLACEMENT } from './e2e/placement.js';
+import { procStats, rssMb, usPerMsg } from './e2e/proc-stats.js';
+import { median } from './e2e/stats.js';
+import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
 import { machine, printTable, writeResult } from './report.js';
 import { encodeRun, StandInBroker, type EncodedRun } from './stand-in-broker.js';
 

@@ -1,8 +1,8 @@
 // Simulated devices for the first run: each publishes one telemetry sample per interval on
 // device/<id>/telemetry, in the seeds' shape ({device, seq, ts, temp, hum, location}, padded to
 // `size` bytes by `location`, as seed 002 does), QoS 1, over a few shared MQTT 3.1.1 connections.
-// bench/load/ holds the load generator for benchmarks; this one paces itself and lives in src/ so
-// the published `weir demo` has it.
+// test/harness/load/ holds the load generator for tests and benchmarks; this one paces itself and
+// lives in src/ so the published `weir demo` has it.
 import mqtt from 'mqtt';
 
 export interface DeviceOptions {

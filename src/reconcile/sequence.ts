@@ -19,7 +19,7 @@
 // of the last run, or across a wrap; and with --since/--until, a loss at the window's edges.
 import type pg from 'pg';
 import { WeirError } from '../errors.js';
-import { quoteIdent, quoteTable } from '../sinks/postgres/statements.js';
+import { quoteIdent, quoteTable } from '../sql/quote.js';
 
 /** TABLE:KEY_COLUMN:SEQ_COLUMN[:TIME_COLUMN], as given to --sequence. */
 export interface SequenceSpec {

@@ -10,7 +10,8 @@ import { LIMITS } from './limits.js';
 import { ARITH, negate } from './ops.js';
 import { getIndex, getSlice, keyStep, type Step } from './paths.js';
 import { PendingCall, type Scope } from './scope.js';
-import { compareOp, termEquals } from './values.js';
+import { compareOp } from './compare-op.js';
+import { termEquals } from './term-order.js';
 
 export interface CompileEnv {
   readonly sql: string;

@@ -14,7 +14,7 @@ import { defineKey, putPath, type PutStep } from './paths.js';
 import { PendingCall, Scope, type SettledCalls } from './scope.js';
 import { compileTopicFilter } from './topic.js';
 import type { CompiledRule, EvalResult, MessageContext, OutputRecord } from './types.js';
-import { isBinary, type Obj } from './values.js';
+import { isBinary, type Obj } from './value-types.js';
 
 /** A CompiledRule with what the compiler learnt about it. */
 export interface CompiledSqlRule extends CompiledRule {

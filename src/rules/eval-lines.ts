@@ -8,7 +8,8 @@ import { compileJsonata } from './jsonata.js';
 import { fromJsonBytes, toJsonValue } from './json-out.js';
 import type { CompiledRule, RuleEvent } from './types.js';
 import { parseJson } from './json-floats.js';
-import { isObj, toJson, type Obj } from './values.js';
+import { toJson } from './to-json.js';
+import { isObj, type Obj } from './value-types.js';
 
 const compiled = new Map<string, CompiledRule>();
 

@@ -4,7 +4,7 @@ import { rawPayloadOf } from './context.js';
 import { RuleEvalError } from './errors.js';
 import { defineKey } from './paths.js';
 import type { Scope } from './scope.js';
-import type { Obj } from './values.js';
+import type { Obj } from './value-types.js';
 
 export type Ev = (s: Scope) => unknown;
 

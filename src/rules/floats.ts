@@ -7,7 +7,7 @@
 //
 // Where a box can meet code outside the engine, it answers as a number: toJSON gives the number
 // (JSON.stringify prints `2`), valueOf too; rule outputs written as JSON by weir (eval, Kafka,
-// Pulsar) print it as `2.0` (values.ts toJson), and plainNumbers unboxes a whole value for
+// Pulsar) print it as `2.0` (to-json.ts), and plainNumbers unboxes a whole value for
 // consumers that take numbers only (JSONata, PostgreSQL parameters).
 export class WholeFloat {
   constructor(readonly value: number) {}

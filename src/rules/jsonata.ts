@@ -10,7 +10,7 @@ import { EVENT_FIELDS } from './event-fields.js';
 import { LIMITS } from './limits.js';
 import { compileTopicFilter, validateTopicFilter } from './topic.js';
 import type { CompiledRule, EvalResult, MessageContext, OutputRecord } from './types.js';
-import { isObj, type Obj } from './values.js';
+import { isObj, type Obj } from './value-types.js';
 
 type Expression = ReturnType<typeof jsonata>;
 

@@ -4,7 +4,8 @@
 // Erlang's rem). Anything else, and division by zero, is an evaluation error.
 import { RuleEvalError } from './errors.js';
 import { float, numberValue, WholeFloat } from './floats.js';
-import { isBinary, toStr, typeError } from './values.js';
+import { toStr } from './to-str.js';
+import { isBinary, typeError } from './value-types.js';
 
 function finite(n: number, op: string): number {
   if (!Number.isFinite(n)) throw new RuleEvalError('rule.arith_error', `arithmetic overflow in ${op}`);

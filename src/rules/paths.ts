@@ -6,7 +6,7 @@ import { decodeJson } from './context.js';
 import { RuleEvalError } from './errors.js';
 import { WholeFloat } from './floats.js';
 import type { Scope } from './scope.js';
-import { isBinary, isObj, type Obj } from './values.js';
+import { isBinary, isObj, type Obj } from './value-types.js';
 
 export type Step = (v: unknown) => unknown;
 

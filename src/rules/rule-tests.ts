@@ -9,7 +9,7 @@ import { compileJsonata } from './jsonata.js';
 import { toJsonValue } from './json-out.js';
 import { stripShare } from './topic.js';
 import type { CompiledRule, OutputRecord, RuleEvent } from './types.js';
-import { isObj } from './values.js';
+import { isObj } from './value-types.js';
 
 export interface RuleTestExpect {
   /** The exact output records, in order. */

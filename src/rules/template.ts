@@ -6,7 +6,7 @@ import { parseJson } from './json-floats.js';
 import { decodeJson, payloadText } from './context.js';
 import { getIndex, getKey } from './paths.js';
 import type { OutputRecord, RuleEvent } from './types.js';
-import { toStr } from './values.js';
+import { toStr } from './to-str.js';
 
 type PathStep = string | number;
 type Part = string | { readonly path: readonly PathStep[]; readonly text: string };

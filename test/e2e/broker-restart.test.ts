@@ -26,7 +26,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test, type TestContext } from 'node:test';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { startHivemq, type HivemqBroker } from '../harness/hivemq.js';
 import { startMosquitto, type MosquittoBroker } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';

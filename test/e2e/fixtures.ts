@@ -44,6 +44,65 @@ ${e.extra ?? ''}`,
   };
 }
 
+/** Every telemetry sample's fields, keyed by device: what the message-sink tests and benchmarks send. */
+export const TELEMETRY_TO_SINK_SQL = `SELECT payload.ts AS ts, clientid AS device_id, payload.seq AS seq, payload.temp AS temp,
+         payload.hum AS humidity, payload.location AS location
+  FROM "device/+/telemetry"`;
+
+/** What TELEMETRY_TO_SINK_SQL outputs for a sample, as the JSON text a message sink writes. */
+export function telemetryRecord(device: string, sample: Buffer): string {
+  const s = JSON.parse(sample.toString()) as { ts: number; seq: number; temp: number; hum: number; location: string };
+  return JSON.stringify({ ts: s.ts, device_id: device, seq: s.seq, temp: s.temp, humidity: s.hum, location: s.location });
+}
+
+/**
+ * weir's files for a message sink (Kafka, Pulsar): `connections` connections in one share group
+ * (`shareGroup`, default the client id), publisher client ids from the topic, the sink `events`
+ * with the keys in `sink` (one per line: its type's and the shared batch, retry, max_in_flight),
+ * dead letters to a file in `dir`, and one rule `ruleId` that sends every sample to it keyed by
+ * device (the action's other keys in `action`).
+ */
+export function messageSinkFiles(o: {
+  mqttUrl: string;
+  clientId: string;
+  connections: number;
+  shareGroup?: string;
+  maxUnacked: number;
+  /** More keys under `broker:`, one per line. */
+  broker?: string[];
+  sink: string[];
+  action?: string[];
+  ruleId: string;
+  dir: string;
+}): WeirFiles {
+  const indent = (lines: string[] | undefined, n: number) => (lines ?? []).map((l) => `${' '.repeat(n)}${l}\n`).join('');
+  return {
+    config: `
+broker:
+  url: ${o.mqttUrl}
+  client_id: ${o.clientId}
+  connections: ${o.connections}
+  share_group: ${o.shareGroup ?? o.clientId}
+  max_unacked: ${o.maxUnacked}
+${indent(o.broker, 2)}  publisher_clientid: { topic_level: 2 }
+sinks:
+  events:
+${indent(o.sink, 4)}dead_letter: { file: ${join(o.dir, 'dead-letters.jsonl')} }
+http: { host: 127.0.0.1, port: {{HTTP_PORT}} }
+`,
+    rules: {
+      [`${o.ruleId}.yaml`]: `
+id: ${o.ruleId}
+sql: |
+  ${TELEMETRY_TO_SINK_SQL}
+actions:
+  - sink: events
+    key: \${device_id}
+${indent(o.action, 4)}`,
+    },
+  };
+}
+
 /**
  * Ends the broker sessions of a weir that a test is done with. A share group keeps dealing
  * messages to a member whose session is alive, even offline: a killed test instance would

@@ -2,7 +2,7 @@
 // verification on by default, username/password (never logged).
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { certificates } from '../harness/certificates.js';
 import { startMosquitto, type MosquittoBroker } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';

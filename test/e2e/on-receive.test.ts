@@ -3,7 +3,7 @@
 // whose port has nothing listening) pauses reading at max_unacked instead of filling memory.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freePort, waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';

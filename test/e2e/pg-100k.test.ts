@@ -3,7 +3,7 @@
 // (the counters issue's acceptance 3) /metrics scraped all through the run keeps every identity.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { publishLoad } from '../../bench/load/publisher.js';
-import { samplePayload } from '../../bench/load/payload.js';
+import { publishLoad } from '../harness/load/publisher.js';
+import { telemetrySample } from '../../src/embedded/devices.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres, startPostgres, type PostgresServer } from '../harness/postgres.js';
 import { takeDown } from '../harness/outage.js';
@@ -132,7 +132,7 @@ test('bad input mixed into good traffic: good rows land, each bad message is dea
       }
       if (seq % 151 === 0) {
         kinds.huge++;
-        return samplePayload(String(device), seq, 1024 * 1024);
+        return telemetrySample(String(device), seq, 1024 * 1024);
       }
       return undefined;
     },

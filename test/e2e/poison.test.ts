@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import fc from 'fast-check';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { HOSTILE, hostileArbitrary, oversizePayload, type HostileKind } from '../harness/hostile.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';

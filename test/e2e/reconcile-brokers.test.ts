@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Kafka, logLevel } from 'kafkajs';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { sharedKafka } from '../harness/kafka.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { waitFor } from '../harness/process.js';

@@ -3,7 +3,7 @@
 // Pulsar token, while every sink is unreachable, so that errors are logged over and over.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { startMosquitto } from '../harness/mosquitto.js';
 import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';

@@ -5,7 +5,7 @@
 // and stores them all once the column is added.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { freePort, waitFor } from '../harness/process.js';

@@ -5,7 +5,7 @@
 // the broker acknowledged against what reached the table or the dead letters, with
 // `weir reconcile` and weir's peak memory beside it.
 import { join } from 'node:path';
-import { publishLoad } from '../../bench/load/publisher.js';
+import { publishLoad } from '../harness/load/publisher.js';
 import { query, telemetryFiles, type Endpoints } from '../e2e/fixtures.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../harness/postgres.js';
 import { runCli } from '../harness/weir.js';

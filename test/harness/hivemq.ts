@@ -12,11 +12,12 @@
 //
 // Started as a program it starts one broker, prints {"url": ...} and runs until SIGTERM.
 // What the config must set, and why, is in ../shared/notes/hivemq.md and docs/operations.md.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { fetchJars, jvmWatchdog } from './jvm.js';
-import { freePort, startService, tempDir, waitFor, waitForPort, type Service } from './process.js';
+import { type BrokerProcess, brokerProcess, runAsProgram, waitWhileRunning } from './broker-process.js';
+import { freePort, startService, tempDir, waitForPort } from './process.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FETCH = join(ROOT, 'test/brokers/hivemq/fetch.sh');
@@ -26,20 +27,10 @@ const READY_TIMEOUT_MS = 60_000;
 /** SIGTERM → SIGKILL: a graceful stop closes the persistence, measured at ~5.5 s. */
 const STOP_GRACE_MS = 30_000;
 
-export interface HivemqBroker {
+/** stop(): HiveMQ closes its persistence; startupMs: from spawning the JVM to "started". */
+export interface HivemqBroker extends BrokerProcess {
   readonly url: string;
   readonly port: number;
-  /** SIGTERM: HiveMQ stops gracefully and closes its persistence; the data directory stays. */
-  stop(): Promise<void>;
-  /** Starts it again after stop() or kill(), on the same port and data; resolves when ready. */
-  start(): Promise<void>;
-  /** SIGKILL: what the broker had not written to disk is lost. */
-  kill(): Promise<void>;
-  /** Stops the broker and deletes its directory. */
-  dispose(): Promise<void>;
-  /** How long the last start took, from spawning the JVM to "started". */
-  readonly startupMs: number;
-  readonly dir: string;
 }
 
 export interface StartHivemqOptions {
@@ -125,73 +116,23 @@ export async function startHivemq(opts: StartHivemqOptions = {}): Promise<Hivemq
     extDir,
   ];
 
-  let svc: Service | undefined;
   let launches = 0;
-  let startupMs = 0;
-  let disposed = false;
-
-  const launch = async (): Promise<void> => {
-    const t0 = Date.now();
+  const life = await brokerProcess('hivemq', dir, STOP_GRACE_MS, async () => {
     // One log per start: "started" from an earlier run must not count.
     const logFile = join(dir, `hivemq-${++launches}.log`);
     const s = startService('java', jvm, logFile);
-    svc = s;
     s.unref();
     if (s.proc.pid !== undefined) jvmWatchdog(s.proc.pid, dir);
     try {
-      await waitFor(
-        () => {
-          if (s.proc.exitCode !== null || s.proc.signalCode !== null) throw new Error('exited');
-          return readFileSync(logFile, 'utf8').includes('weir-hivemq: started');
-        },
-        READY_TIMEOUT_MS,
-        'hivemq to start',
-        100,
-      );
+      await waitWhileRunning(s, () => readFileSync(logFile, 'utf8').includes('weir-hivemq: started'), READY_TIMEOUT_MS, 'hivemq to start', 100);
       await waitForPort(port, 5_000, s);
     } catch (err) {
       await s.stop(5_000);
       throw new Error(`hivemq: broker on ${port} did not start: ${(err as Error).message}\n--- ${logFile} (tail) ---\n${s.tail(60)}`);
     }
-    startupMs = Date.now() - t0;
-  };
-
-  const halt = async (signal: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
-    const s = svc;
-    svc = undefined;
-    if (!s) return;
-    return signal === 'SIGTERM' ? s.stop(STOP_GRACE_MS) : s.kill();
-  };
-
-  const broker: HivemqBroker = {
-    url: `mqtt://127.0.0.1:${port}`,
-    port,
-    dir,
-    get startupMs() {
-      return startupMs;
-    },
-    stop: () => halt('SIGTERM'),
-    kill: () => halt('SIGKILL'),
-    async start() {
-      if (disposed) throw new Error('hivemq: start() after dispose()');
-      if (svc) return;
-      await launch();
-    },
-    async dispose() {
-      if (disposed) return;
-      disposed = true;
-      await halt('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  try {
-    await launch();
-  } catch (err) {
-    disposed = true;
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
-  return broker;
+    return s;
+  });
+  return Object.assign(life, { url: `mqtt://127.0.0.1:${port}`, port });
 }
 
 let shared: Promise<{ url: string }> | undefined;
@@ -208,15 +149,9 @@ export function sharedHivemq(): Promise<{ url: string }> {
   return shared;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const h = await startHivemq();
-  process.stdout.write(`${JSON.stringify({ url: h.url })}\n`);
-  process.stderr.write(`hivemq: ready on ${h.url} in ${h.startupMs} ms (data ${h.dir})\n`);
-  const keep = setInterval(() => {}, 1 << 30);
-  const bye = (): void => {
-    clearInterval(keep);
-    void h.dispose().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', bye);
-  process.once('SIGINT', bye);
-}
+await runAsProgram(
+  import.meta.url,
+  () => startHivemq(),
+  (h) => ({ url: h.url }),
+  (h) => `hivemq: ready on ${h.url} in ${h.startupMs} ms (data ${h.dir})`,
+);

@@ -12,13 +12,14 @@
 // `{"brokers":[...]}` on one line and keeps it until SIGTERM/SIGINT: the test runner can put that
 // line in WEIR_TEST_KAFKA for every test file. docs/kafka.md has the measurements and pitfalls.
 import { execFile } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import kafkajs from 'kafkajs';
 import { fetchJars, jvmWatchdog } from './jvm.js';
-import { freePort, startService, tempDir, waitFor, waitForPort, type Service } from './process.js';
+import { type BrokerProcess, brokerProcess, runAsProgram, waitWhileRunning } from './broker-process.js';
+import { freePort, startService, tempDir, waitForPort } from './process.js';
 
 const execFileP = promisify(execFile);
 const { Kafka, logLevel } = kafkajs;
@@ -30,19 +31,10 @@ const LIB = join(ROOT, '.it/kafka/lib');
 const CLUSTER_ID = 'd2Vpci1pdC1rYWZrYS0xAA';
 const READY_TIMEOUT_MS = 90_000;
 
-export interface KafkaBroker {
+/** stop(): a controlled shutdown; startupMs: from spawning the JVM to a successful admin call. */
+export interface KafkaBroker extends BrokerProcess {
   /** Bootstrap servers, `127.0.0.1:<port>`. */
   readonly brokers: string[];
-  /** Stops the broker (SIGTERM: controlled shutdown); the data directory stays. */
-  stop(): Promise<void>;
-  /** Starts it again after stop(), on the same ports and data directory; resolves when ready. */
-  start(): Promise<void>;
-  /** Stops the broker and deletes its data. */
-  dispose(): Promise<void>;
-  /** How long the last start took, from spawning the JVM to a successful admin call. */
-  readonly startupMs: number;
-  /** The data/config directory, for debugging. */
-  readonly dir: string;
 }
 
 export interface StartKafkaOptions {
@@ -165,71 +157,22 @@ export async function startKafka(opts: StartKafkaOptions = {}): Promise<KafkaBro
     throw new Error(`kafka: formatting the storage failed: ${e.message}\n${(e.stdout ?? '').slice(-4000)}${(e.stderr ?? '').slice(-4000)}`);
   }
 
-  let svc: Service | undefined;
-  let startupMs = 0;
-  let disposed = false;
-
-  const launch = async (): Promise<void> => {
-    const t0 = Date.now();
+  const life = await brokerProcess('kafka', dir, 20_000, async () => {
     const s = startService('java', [...jvmArgs(dir), 'kafka.Kafka', props], logFile);
-    svc = s;
     // The JVM must never keep the test process alive, nor outlive it.
-    s.proc.unref();
-    (s.proc.stdout as { unref?: () => void } | null)?.unref?.();
-    (s.proc.stderr as { unref?: () => void } | null)?.unref?.();
+    s.unref();
     if (s.proc.pid !== undefined) jvmWatchdog(s.proc.pid, dir);
     try {
       await waitForPort(port, READY_TIMEOUT_MS, s);
-      await waitFor(
-        async () => {
-          if (s.proc.exitCode !== null || s.proc.signalCode !== null) throw new Error('exited');
-          return adminReady(brokers);
-        },
-        READY_TIMEOUT_MS,
-        'kafka describeCluster',
-        250,
-      );
+      await waitWhileRunning(s, () => adminReady(brokers), READY_TIMEOUT_MS, 'kafka describeCluster');
       if (s.proc.exitCode !== null || s.proc.signalCode !== null) throw new Error('kafka exited');
     } catch (err) {
       await s.stop(5_000);
       throw new Error(`kafka: broker on ${brokers[0]} did not become ready: ${(err as Error).message}\n--- ${logFile} (tail) ---\n${s.tail(60)}`);
     }
-    startupMs = Date.now() - t0;
-  };
-
-  const stop = async (): Promise<void> => {
-    const s = svc;
-    svc = undefined;
-    if (s) await s.stop(20_000);
-  };
-
-  const broker: KafkaBroker = {
-    brokers,
-    dir,
-    get startupMs() {
-      return startupMs;
-    },
-    stop,
-    async start() {
-      if (disposed) throw new Error('kafka: start() after dispose()');
-      if (svc) return;
-      await launch();
-    },
-    async dispose() {
-      if (disposed) return;
-      disposed = true;
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  try {
-    await launch();
-  } catch (err) {
-    disposed = true;
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
-  return broker;
+    return s;
+  });
+  return Object.assign(life, { brokers });
 }
 
 let shared: Promise<{ brokers: string[] }> | undefined;
@@ -256,17 +199,10 @@ export function sharedKafka(): Promise<{ brokers: string[] }> {
   return shared;
 }
 
-// As a program: start one broker for a whole test run and print its address.
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const k = await startKafka();
-  process.stdout.write(`${JSON.stringify({ brokers: k.brokers })}\n`);
-  process.stderr.write(`kafka: ready on ${k.brokers.join(',')} in ${k.startupMs} ms (data ${k.dir})\n`);
-  const keep = setInterval(() => {}, 1 << 30);
-  const bye = (): void => {
-    clearInterval(keep);
-    void k.dispose().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', bye);
-  process.once('SIGINT', bye);
-  if (!existsSync(k.dir)) process.exit(1);
-}
+// As a program: one broker for a whole test run (test/run.mjs puts the printed line in WEIR_TEST_KAFKA).
+await runAsProgram(
+  import.meta.url,
+  () => startKafka(),
+  (k) => ({ brokers: k.brokers }),
+  (k) => `kafka: ready on ${k.brokers.join(',')} in ${k.startupMs} ms (data ${k.dir})`,
+);

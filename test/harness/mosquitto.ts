@@ -11,27 +11,16 @@
 //
 // Started as a program it starts one broker, prints {"url": ...} and runs until SIGTERM.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { ensureDebianPackage } from './apt.js';
-import { freePort, startService, tempDir, waitForPort, type Service } from './process.js';
+import { type BrokerProcess, brokerProcess, runAsProgram } from './broker-process.js';
+import { freePort, startService, tempDir, waitForPort } from './process.js';
 
-export interface MosquittoBroker {
+/** stop(): Mosquitto saves its persistence file (with `persistence`); kill(): what changed since the last autosave is lost. */
+export interface MosquittoBroker extends BrokerProcess {
   readonly url: string;
   readonly port: number;
-  /** SIGTERM: Mosquitto saves its persistence file (with `persistence`) and exits. */
-  stop(): Promise<void>;
-  /** Starts it again after stop() or kill(), on the same port and persistence file. */
-  start(): Promise<void>;
-  /** SIGKILL: with `persistence`, what changed since the last autosave is lost. */
-  kill(): Promise<void>;
-  /** Stops the broker and deletes its directory (config, log, persistence). */
-  dispose(): Promise<void>;
-  /** The config, log and persistence directory, for debugging. */
-  readonly dir: string;
-  /** Lets the calling process exit while the broker runs. */
-  unref(): void;
 }
 
 const BINARY_CANDIDATES = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'];
@@ -77,31 +66,12 @@ export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<
       '',
     ].join('\n'),
   );
-  let svc: Service | undefined;
-  const broker: MosquittoBroker = {
-    url: `${opts.tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`,
-    port,
-    dir,
-    async start() {
-      svc = startService(bin, ['-c', conf], join(dir, 'mosquitto.log'));
-      await waitForPort(port, 10_000, svc);
-    },
-    async stop() {
-      await svc?.stop(5000);
-    },
-    async kill() {
-      await svc?.kill();
-    },
-    async dispose() {
-      await svc?.stop(5000);
-      rmSync(dir, { recursive: true, force: true });
-    },
-    unref() {
-      svc?.unref();
-    },
-  };
-  await broker.start();
-  return broker;
+  const life = await brokerProcess('mosquitto', dir, 5000, async () => {
+    const s = startService(bin, ['-c', conf], join(dir, 'mosquitto.log'));
+    await waitForPort(port, 10_000, s);
+    return s;
+  });
+  return Object.assign(life, { url: `${opts.tls ? 'mqtts' : 'mqtt'}://127.0.0.1:${port}`, port });
 }
 
 function persistenceLines(dir: string): string[] {
@@ -147,10 +117,8 @@ export function sharedMosquitto(): Promise<{ url: string }> {
   return shared;
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const b = await startMosquitto();
-  process.stdout.write(`${JSON.stringify({ url: b.url })}\n`);
-  const bye = () => void b.stop().then(() => process.exit(0));
-  process.once('SIGTERM', bye);
-  process.once('SIGINT', bye);
-}
+await runAsProgram(
+  import.meta.url,
+  () => startMosquitto(),
+  (b) => ({ url: b.url }),
+);

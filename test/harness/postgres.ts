@@ -17,9 +17,9 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { ensureDebianPackage } from './apt.js';
+import { runAsProgram } from './broker-process.js';
 import { ensureTimescaledb, type TimescaledbAvailability } from './timescaledb.js';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
 
@@ -175,11 +175,9 @@ export async function freshDatabase(adminUrl: string, prefix = 'weir_test'): Pro
   return u.toString();
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const s = await startPostgres({ timescaledb: true });
-  if (!s.timescaledb.available) process.stderr.write(`# TimescaleDB not available, its tests will not run: ${s.timescaledb.reason}\n`);
-  process.stdout.write(`${JSON.stringify({ url: s.url, timescaledb: s.timescaledb })}\n`);
-  const bye = () => void s.dispose().then(() => process.exit(0));
-  process.once('SIGTERM', bye);
-  process.once('SIGINT', bye);
-}
+await runAsProgram(
+  import.meta.url,
+  () => startPostgres({ timescaledb: true }),
+  (s) => ({ url: s.url, timescaledb: s.timescaledb }),
+  (s) => (s.timescaledb.available ? undefined : `# TimescaleDB not available, its tests will not run: ${s.timescaledb.reason}`),
+);

@@ -5,11 +5,12 @@
 // (`node --import tsx test/harness/pulsar.ts`), it starts one broker for a whole test run, prints
 // `{"serviceUrl":…,"httpUrl":…}` on one line (the value of WEIR_TEST_PULSAR) and keeps it until
 // SIGTERM/SIGINT.
-import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { fetchJars, jvmWatchdog } from './jvm.js';
-import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
+import { type BrokerProcess, brokerProcess, runAsProgram, waitWhileRunning } from './broker-process.js';
+import { freePort, startService, tempDir } from './process.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const BROKER_DIR = join(ROOT, 'test/brokers/pulsar');
@@ -22,15 +23,9 @@ export interface PulsarEndpoints {
   readonly httpUrl: string;
 }
 
-export interface PulsarBroker extends PulsarEndpoints {
+export interface PulsarBroker extends PulsarEndpoints, BrokerProcess {
   /** pulsar+ssl://127.0.0.1:<port>, when started with `tls`. */
   readonly serviceUrlTls?: string;
-  /** Stops the JVM (SIGTERM, then SIGKILL); data and ports are kept for start(). */
-  stop(): Promise<void>;
-  /** Starts it again after stop(), on the same ports and data; resolves when ready. */
-  start(): Promise<void>;
-  /** Stops it and deletes its working directory. */
-  dispose(): Promise<void>;
   /** Where the broker's output goes. */
   readonly logFile: string;
 }
@@ -111,9 +106,7 @@ export async function startPulsar(opts: StartOptions = {}): Promise<PulsarBroker
   const serviceUrl = `pulsar://127.0.0.1:${brokerPort}`;
   const httpUrl = `http://127.0.0.1:${httpPort}`;
   const logFile = join(dir, 'pulsar.log');
-  let svc: Service | undefined;
-
-  const launch = async (): Promise<void> => {
+  const life = await brokerProcess('pulsar', dir, 15_000, async () => {
     const t0 = Date.now();
     const s = startService(
       'java',
@@ -133,67 +126,41 @@ export async function startPulsar(opts: StartOptions = {}): Promise<PulsarBroker
       logFile,
       { cwd: dir, env: { ...process.env, OTEL_SDK_DISABLED: 'true' } },
     );
-    svc = s;
     if (s.proc.pid !== undefined) jvmWatchdog(s.proc.pid, dir);
-    if (opts.unref) {
-      // The JVM and its pipes must not keep a test process alive once its tests are done.
-      s.proc.unref();
-      for (const stream of [s.proc.stdout, s.proc.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
-    }
-    const exited = () => s.proc.exitCode !== null || s.proc.signalCode !== null;
+    // The JVM and its pipes must not keep a test process alive once its tests are done.
+    if (opts.unref) s.unref();
     // The namespace public/default is created last during start-up: once it answers, the broker is up.
     const auth: RequestInit = opts.adminToken ? { headers: { authorization: `Bearer ${opts.adminToken}` } } : {};
-    await waitFor(
-      async () => {
-        if (exited()) throw new Error('exited');
-        return (await httpStatus(`${httpUrl}/admin/v2/namespaces/public/default`, auth)) === 200;
-      },
-      START_TIMEOUT_MS,
-      `Pulsar admin API at ${httpUrl}`,
-      250,
-    ).catch((err: unknown) => {
+    try {
+      await waitWhileRunning(
+        s,
+        async () => (await httpStatus(`${httpUrl}/admin/v2/namespaces/public/default`, auth)) === 200,
+        START_TIMEOUT_MS,
+        `Pulsar admin API at ${httpUrl}`,
+      );
+      // Then a throw-away topic proves that the bookie takes writes (ledger creation).
+      await waitWhileRunning(
+        s,
+        async () => {
+          const st = await httpStatus(`${httpUrl}/admin/v2/persistent/public/default/weir-harness-ready`, { ...auth, method: 'PUT' });
+          return st === 204 || st === 409;
+        },
+        60_000,
+        'Pulsar topic creation',
+      );
+    } catch (err) {
+      await s.stop(15_000);
       throw new Error(`Pulsar did not start (${String(err)}); log ${logFile}:\n${s.tail(60)}`);
-    });
-    // Then a throw-away topic proves that the bookie takes writes (ledger creation).
-    await waitFor(
-      async () => {
-        const st = await httpStatus(`${httpUrl}/admin/v2/persistent/public/default/weir-harness-ready`, { ...auth, method: 'PUT' });
-        return st === 204 || st === 409;
-      },
-      60_000,
-      'Pulsar topic creation',
-      250,
-    );
+    }
     if (process.env.WEIR_TEST_VERBOSE) process.stderr.write(`pulsar ready in ${Date.now() - t0} ms at ${serviceUrl}\n`);
-  };
-
-  const stop = async (): Promise<void> => {
-    const s = svc;
-    svc = undefined;
-    await s?.stop(15_000);
-  };
-
-  await launch().catch(async (err: unknown) => {
-    await stop();
-    throw err;
+    return s;
   });
-
-  const broker: PulsarBroker = {
+  return Object.assign(life, {
     serviceUrl,
     httpUrl,
     ...(tlsPort ? { serviceUrlTls: `pulsar+ssl://127.0.0.1:${tlsPort}` } : {}),
     logFile,
-    stop,
-    async start() {
-      if (svc) return;
-      await launch();
-    },
-    async dispose() {
-      await stop();
-      if (!process.env.WEIR_KEEP_BROKER_DIRS) rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  return broker;
+  });
 }
 
 let shared: Promise<PulsarEndpoints> | undefined;
@@ -239,16 +206,9 @@ function disposeAtExit(b: PulsarBroker): void {
 }
 
 // As a program: one broker for a whole test run (test/run.mjs puts the printed line in WEIR_TEST_PULSAR).
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const t0 = Date.now();
-  const b = await startPulsar();
-  process.stdout.write(`${JSON.stringify({ serviceUrl: b.serviceUrl, httpUrl: b.httpUrl })}\n`);
-  process.stderr.write(`pulsar: ready at ${b.serviceUrl} ${b.httpUrl} in ${Date.now() - t0} ms (log ${b.logFile})\n`);
-  const keep = setInterval(() => {}, 1 << 30);
-  const bye = (): void => {
-    clearInterval(keep);
-    void b.dispose().then(() => process.exit(0));
-  };
-  process.once('SIGTERM', bye);
-  process.once('SIGINT', bye);
-}
+await runAsProgram(
+  import.meta.url,
+  () => startPulsar(),
+  (b) => ({ serviceUrl: b.serviceUrl, httpUrl: b.httpUrl }),
+  (b) => `pulsar: ready at ${b.serviceUrl} ${b.httpUrl} in ${b.startupMs} ms (log ${b.logFile})`,
+);

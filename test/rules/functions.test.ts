@@ -6,7 +6,7 @@ import { compileSql, createMessageContext, FUNCTIONS, RuleError } from '../../sr
 import { UNSUPPORTED } from '../../src/rules/functions/unsupported.js';
 import { plainNumbers } from '../../src/rules/floats.js';
 import { toJsonValue } from '../../src/rules/json-out.js';
-import { typeName } from '../../src/rules/values.js';
+import { typeName } from '../../src/rules/value-types.js';
 import { baseEvent } from './helpers.js';
 
 for (const spec of FUNCTIONS.all()) {

@@ -7,20 +7,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
 import kafkajs from 'kafkajs';
-import { publishLoad } from '../../bench/load/publisher.js';
-import { samplePayload } from '../../bench/load/payload.js';
-import { registerCodec } from '../../src/sinks/kafka/codecs.js';
 import { countTopic } from '../../src/sinks/kafka/count.js';
-import { endSessions } from '../e2e/fixtures.js';
+import { endSessions, messageSinkFiles } from '../e2e/fixtures.js';
 import { sharedKafka } from '../harness/kafka.js';
+import { readTopic } from '../harness/kafka-reader.js';
 import { sharedMosquitto, startMosquitto, type MosquittoBroker } from '../harness/mosquitto.js';
 import { tempDir, waitFor } from '../harness/process.js';
-import { startWeir, type WeirFiles, type WeirProcess } from '../harness/weir.js';
+import { startWeir, type WeirProcess } from '../harness/weir.js';
+import { assertAsPublished, assertCleanRun, publishExpected, type ReadRecord } from './message-sink-e2e.js';
 
 const { Kafka, logLevel } = kafkajs;
+const PARTITIONS = 6;
+const RULE = 'telemetry_to_kafka';
 
 const running: WeirProcess[] = [];
 const sessions: Array<[string, string, number]> = [];
@@ -50,97 +50,34 @@ function workDir(): string {
 }
 
 /** weir.yaml and a rule that sends every telemetry sample to `topic`, keyed by device. */
-function kafkaFiles(o: {
-  mqttUrl: string;
-  brokers: string[];
-  topic: string;
-  clientId: string;
-  connections: number;
-  maxInFlight: number;
-  dir: string;
-}): WeirFiles {
-  return {
-    config: `
-broker:
-  url: ${o.mqttUrl}
-  client_id: ${o.clientId}
-  connections: ${o.connections}
-  share_group: ${o.clientId}
-  max_unacked: 5000
-  reconnect: { min_ms: 100, max_ms: 1000 }
-  publisher_clientid: { topic_level: 2 }
-sinks:
-  events:
-    type: kafka
-    brokers: ${JSON.stringify(o.brokers)}
-    compression: lz4
-    create_topics: { partitions: 6, replication_factor: 1 }
-    timeout_ms: 5000
-    batch: { max_items: 1000, max_delay_ms: 10 }
-    retry: { initial_ms: 100, max_ms: 1000 }
-    max_in_flight: ${o.maxInFlight}
-dead_letter: { file: ${join(o.dir, 'dead-letters.jsonl')} }
-http: { host: 127.0.0.1, port: {{HTTP_PORT}} }
-`,
-    rules: {
-      'to-kafka.yaml': `
-id: telemetry_to_kafka
-sql: |
-  SELECT
-    payload.ts AS ts,
-    clientid AS device_id,
-    payload.seq AS seq,
-    payload.temp AS temp,
-    payload.hum AS humidity,
-    payload.location AS location
-  FROM "device/+/telemetry"
-actions:
-  - sink: events
-    topic: ${o.topic}
-    key: \${device_id}
-`,
-    },
-  };
-}
-
-interface Read {
-  partition: number;
-  offset: number;
-  key: string;
-  value: Buffer;
-}
-
-async function readAll(brokerList: string[], topic: string, n: number, timeoutMs = 120_000): Promise<Read[]> {
-  const consumer = new Kafka({ clientId: 'weir-e2e-reader', brokers: brokerList, logLevel: logLevel.NOTHING }).consumer({
-    groupId: `reader-${randomUUID()}`,
-    maxWaitTimeInMs: 200,
+function kafkaFiles(o: { mqttUrl: string; brokers: string[]; topic: string; clientId: string; connections: number; maxInFlight: number; dir: string }) {
+  return messageSinkFiles({
+    ...o,
+    maxUnacked: 5000,
+    broker: ['reconnect: { min_ms: 100, max_ms: 1000 }'],
+    sink: [
+      'type: kafka',
+      `brokers: ${JSON.stringify(o.brokers)}`,
+      'compression: lz4',
+      `create_topics: { partitions: ${PARTITIONS}, replication_factor: 1 }`,
+      'timeout_ms: 5000',
+      'batch: { max_items: 1000, max_delay_ms: 10 }',
+      'retry: { initial_ms: 100, max_ms: 1000 }',
+      `max_in_flight: ${o.maxInFlight}`,
+    ],
+    action: [`topic: ${o.topic}`],
+    ruleId: RULE,
   });
-  const out: Read[] = [];
-  // weir writes lz4: this process's kafkajs needs the codec to read it.
-  await registerCodec('lz4');
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic, fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      consumer.on(consumer.events.CRASH, (e) => reject(e.payload.error));
-      const timer = setTimeout(() => reject(new Error(`read ${out.length} of ${n} records in ${timeoutMs} ms`)), timeoutMs);
-      void consumer
-        .run({
-          eachBatch: async ({ batch }) => {
-            for (const m of batch.messages) out.push({ partition: batch.partition, offset: Number(m.offset), key: m.key!.toString(), value: m.value! });
-            if (out.length >= n) {
-              clearTimeout(timer);
-              resolve();
-            }
-          },
-        })
-        .catch(reject);
-    });
-    await new Promise((r) => setTimeout(r, 500));
-  } finally {
-    await consumer.disconnect();
-  }
-  return out;
+}
+
+/** Every record of the topic, `n` at least, in offset order within each partition. */
+async function readAll(brokers: string[], topic: string, n: number): Promise<ReadRecord[]> {
+  const out: Array<ReadRecord & { offset: number }> = [];
+  await readTopic(brokers, topic, (partition, m) => {
+    out.push({ partition, offset: Number(m.offset), key: m.key?.toString(), value: m.value! });
+    return out.length >= n;
+  });
+  return out.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }
 
 async function recordsIn(brokerList: string[], topic: string): Promise<number> {
@@ -171,27 +108,8 @@ test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic:
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
 
   const N = 100_000;
-  const expected = new Map<string, string>();
   const started = Date.now();
-  const pub = await publishLoad({
-    url: mqttUrl,
-    clients: 10,
-    devices: 1000,
-    size: 200,
-    qos: 1,
-    limit: N,
-    clientIdPrefix: `k100k-pub-${process.pid}`,
-    payloadFor: (device, seq) => {
-      const p = samplePayload(String(device), seq, 200);
-      const s = JSON.parse(p.toString()) as { ts: number; seq: number; temp: number; hum: number; location: string };
-      // What the rule produces: its SELECT's fields in order, the device from the topic's clientid.
-      expected.set(
-        `${device}/${seq}`,
-        JSON.stringify({ ts: s.ts, device_id: String(device), seq: s.seq, temp: s.temp, humidity: s.hum, location: s.location }),
-      );
-      return p;
-    },
-  });
+  const { pub, expected } = await publishExpected(mqttUrl, N, 200, `k100k-pub-${process.pid}`);
   assert.equal(pub.acked, N, 'the broker acked every publish');
   await waitFor(async () => (await weir.metric('weir_ingest_acked_total')) >= N, 180_000, `${N} messages acked by weir`);
   const elapsed = Date.now() - started;
@@ -199,37 +117,8 @@ test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic:
 
   const read = await readAll(kafka.brokers, topic, N);
   assert.equal(read.length, N, 'the consumer read exactly N records');
-  for (const r of read) {
-    const v = JSON.parse(r.value.toString()) as { device_id: string; seq: number };
-    const want = expected.get(`${v.device_id}/${v.seq}`);
-    assert.ok(want !== undefined, `record ${v.device_id}/${v.seq} was published`);
-    assert.ok(r.value.equals(Buffer.from(want)), `record ${v.device_id}/${v.seq} is byte-identical to the rule's output`);
-    assert.equal(r.key, v.device_id);
-    expected.delete(`${v.device_id}/${v.seq}`);
-  }
-  assert.equal(expected.size, 0, 'every published message is a record');
-
-  const byDevice = new Map<string, Read[]>();
-  for (const r of read) {
-    let l = byDevice.get(r.key);
-    if (!l) byDevice.set(r.key, (l = []));
-    l.push(r);
-  }
-  assert.equal(byDevice.size, 1000);
-  const partitionsUsed = new Set<number>();
-  for (const [device, rs] of byDevice) {
-    assert.equal(new Set(rs.map((r) => r.partition)).size, 1, `device ${device} in one partition`);
-    partitionsUsed.add(rs[0]!.partition);
-    const seqs = rs.sort((a, b) => a.offset - b.offset).map((r) => (JSON.parse(r.value.toString()) as { seq: number }).seq);
-    for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i]! > seqs[i - 1]!, `device ${device} in order`);
-  }
-  assert.equal(partitionsUsed.size, 6, 'every partition used');
-
-  assert.equal(await weir.metric('weir_sink_success_total', 'sink="events"'), N);
-  assert.equal(await weir.metric('weir_rule_passed_total', 'rule="telemetry_to_kafka"'), N);
-  assert.equal(await weir.metric('weir_ingest_unacked'), 0);
-  assert.equal(await weir.metric('weir_sink_dead_lettered_total'), 0);
+  assertAsPublished(read, expected, PARTITIONS);
   t.diagnostic(`${N} messages published and stored in Kafka in ${elapsed} ms (${Math.round(N / (elapsed / 1000))} msg/s, QoS 1, 1 connection)`);
-  assert.equal(await weir.stop(), 0, 'clean exit on SIGTERM');
+  await assertCleanRun(weir, N, RULE);
   running.splice(running.indexOf(weir), 1);
 });

@@ -3,7 +3,7 @@
 import { LIMITS } from '../limits.js';
 import { RuleEvalError } from '../errors.js';
 import { WholeFloat } from '../floats.js';
-import { isBinary, isObj, text, typeError, type Obj } from '../values.js';
+import { isBinary, isObj, type Obj, text, typeError } from '../value-types.js';
 
 export function needStr(fn: string, v: unknown): string {
   if (typeof v === 'string') return v;

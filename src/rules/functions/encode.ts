@@ -3,7 +3,7 @@
 import { RuleEvalError } from '../errors.js';
 import { toJsonValue } from '../json-out.js';
 import { parseJson } from '../json-floats.js';
-import { toJson } from '../values.js';
+import { toJson } from '../to-json.js';
 import { checkSize, needBytes, needStr } from './args.js';
 import { hexOfBits } from './bitstring.js';
 import { def, type FunctionSpec } from './registry.js';

@@ -23,7 +23,8 @@ import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { RuleEvalError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { isBinary, text, toJson } from '../values.js';
+import { toJson } from '../to-json.js';
+import { isBinary, text } from '../value-types.js';
 import { checkSize, needInt, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 

@@ -2,7 +2,7 @@
 // strings are decoded first, as EMQX does. Maps are never changed in place: map_put returns a copy.
 import { decodeJson } from '../context.js';
 import { getKey, putPath } from '../paths.js';
-import { isBinary, isObj, text } from '../values.js';
+import { isBinary, isObj, text } from '../value-types.js';
 import { needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 import { toMap } from './type.js';

@@ -4,7 +4,7 @@ import { RuleEvalError } from '../errors.js';
 import { getKey } from '../paths.js';
 import type { Scope } from '../scope.js';
 import { compileTopicFilter } from '../topic.js';
-import { isBinary, isObj, text, typeError } from '../values.js';
+import { isBinary, isObj, text, typeError } from '../value-types.js';
 import { def, type FunctionSpec } from './registry.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: each function checks its own arguments (args.ts); the registry holds them all.

@@ -1,7 +1,8 @@
 // UUIDs, coalesce, null(), eq(), and jsonata() (JSONata beside EMQX's jq()).
 import { randomUUID } from 'node:crypto';
 import { jsonataCall } from '../jsonata.js';
-import { isBinary, termEquals, text } from '../values.js';
+import { termEquals } from '../term-order.js';
+import { isBinary, text } from '../value-types.js';
 import { def, type FunctionSpec } from './registry.js';
 
 function coalesce(empty: (v: unknown) => boolean) {

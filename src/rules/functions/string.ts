@@ -2,7 +2,7 @@
 // points); substr is 0-based as EMQX's string:slice, whatever older docs say.
 import { isNumber } from '../floats.js';
 import { RuleEvalError } from '../errors.js';
-import { toStr } from '../values.js';
+import { toStr } from '../to-str.js';
 import { checkSize, needInt, needList, needOption, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 import { sprintf, unescapeText } from './string-format.js';

@@ -3,7 +3,9 @@
 import { decodeJson } from '../context.js';
 import { RuleEvalError } from '../errors.js';
 import { float, isFloat, isInteger, isNumber, numberValue, type WholeFloat } from '../floats.js';
-import { isBinary, isObj, parseNumber, text, toStr, typeError } from '../values.js';
+import { parseNumber } from '../number-text.js';
+import { toStr } from '../to-str.js';
+import { isBinary, isObj, text, typeError } from '../value-types.js';
 import { needInt, needNum } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 

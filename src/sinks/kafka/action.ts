@@ -6,7 +6,7 @@ import { WeirError } from '../../errors.js';
 import { compileTemplate } from '../../rules/index.js';
 import { payloadText } from '../../rules/context.js';
 import type { OutputRecord } from '../../rules/types.js';
-import { toStr } from '../../rules/values.js';
+import { toStr } from '../../rules/to-str.js';
 import { toBytes } from '../bytes.js';
 import type { BoundAction, SinkInput } from '../types.js';
 import { markRoundRobin } from './partitioner.js';

@@ -5,7 +5,8 @@
 import pg from 'pg';
 import type { ActionOf, CountContext, TargetCount } from '../types.js';
 import type { PostgresAction, PostgresConfig } from './spec.js';
-import { LEDGER_TABLE, quoteTable } from './statements.js';
+import { quoteTable } from '../../sql/quote.js';
+import { LEDGER_TABLE } from './statements.js';
 
 export async function countPostgres(cfg: PostgresConfig, actions: ReadonlyArray<ActionOf<PostgresAction>>, ctx: CountContext): Promise<TargetCount[]> {
   const client = new pg.Client({ connectionString: cfg.url, application_name: 'weir-reconcile' });

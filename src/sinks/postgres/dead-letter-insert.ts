@@ -3,7 +3,7 @@
 // from). One statement for any number of letters: one array parameter per column.
 import type pg from 'pg';
 import type { DeadLetter, ReplayOrigin } from '../types.js';
-import { quoteTable } from './statements.js';
+import { quoteTable } from '../../sql/quote.js';
 
 export async function insertDeadLetters(db: pg.Pool | pg.ClientBase, table: string, letters: readonly DeadLetter[], origin?: ReplayOrigin): Promise<void> {
   const params: unknown[] = [

@@ -9,7 +9,7 @@
 import type pg from 'pg';
 import { WeirError } from '../../errors.js';
 import type { HypertableSettings } from './spec.js';
-import { quoteIdent, quoteTable } from './statements.js';
+import { quoteIdent, quoteTable } from '../../sql/quote.js';
 
 export interface HypertableReport {
   /** What was changed, one phrase each ('telemetry: compression policy added (compress_after 7 days)'). */

@@ -7,7 +7,7 @@ import { WeirError } from '../../errors.js';
 import type { DeadLetter } from '../types.js';
 import { classifyPgError } from './classify.js';
 import { insertDeadLetters } from './dead-letter-insert.js';
-import { quoteTable } from './statements.js';
+import { quoteTable } from '../../sql/quote.js';
 
 /** "weir" then "dlq": the replay's advisory lock, beside migrate's 0x77656972. */
 const REPLAY_LOCK = [0x77656972, 0x646c71] as const;

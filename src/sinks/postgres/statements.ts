@@ -1,5 +1,6 @@
 // SQL text for the insert modes, and JS values shaped for the column they go into.
 import { WholeFloat } from '../../rules/floats.js';
+import { quoteIdent, quoteTable } from '../../sql/quote.js';
 import type { PgTarget } from './sink.js';
 
 /** Created by migrations/003_ledger.sql. */
@@ -13,15 +14,6 @@ export interface ColumnType {
   readonly sql: string;
   /** pg_type.typcategory: D date/time, N numeric, S string, U user (json), B boolean… */
   readonly category: string;
-}
-
-/** Quotes a possibly schema-qualified name (validated by the action spec) as identifiers. */
-export function quoteTable(name: string): string {
-  return name.split('.').map(quoteIdent).join('.');
-}
-
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /**

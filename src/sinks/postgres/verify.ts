@@ -7,7 +7,8 @@ import pg from 'pg';
 import { compileTemplate } from '../../rules/index.js';
 import type { ActionToVerify, VerifyProblem } from '../types.js';
 import type { PostgresAction, PostgresConfig } from './spec.js';
-import { LEDGER_TABLE, quoteIdent, toColumnValue, type ColumnType } from './statements.js';
+import { quoteIdent } from '../../sql/quote.js';
+import { LEDGER_TABLE, toColumnValue, type ColumnType } from './statements.js';
 
 interface Column extends ColumnType {
   /** format_type with typmod, for the suggestion and the message ('character varying(5)'). */

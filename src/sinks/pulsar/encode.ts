@@ -7,7 +7,7 @@ import type { SinkInput } from '../types.js';
 import type { PulsarAction } from './spec.js';
 import type { OutgoingMessage } from './transport.js';
 import { WholeFloat } from '../../rules/floats.js';
-import { toStr } from '../../rules/values.js';
+import { toStr } from '../../rules/to-str.js';
 import { toBytes } from '../bytes.js';
 import { payloadText } from '../../rules/context.js';
 

@@ -3,12 +3,12 @@
 // messages, -t topic with %i = device index. Devices are spread over the clients, so 1,000
 // device topics need not mean 1,000 connections.
 //
-//   npx tsx bench/load/publisher.ts -h mqtt://127.0.0.1:1883 -c 10 --devices 1000 -s 200 -q 1 -L 100000
+//   npx tsx test/harness/load/publisher.ts -h mqtt://127.0.0.1:1883 -c 10 --devices 1000 -s 200 -q 1 -L 100000
 import { readFileSync } from 'node:fs';
 import mqtt from 'mqtt';
 import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { samplePayload } from './payload.js';
+import { telemetrySample } from '../../../src/embedded/devices.js';
 
 export interface PublishOptions {
   url: string;
@@ -101,7 +101,7 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
         const device = devices[i % devices.length]!;
         const seq = (seqs.get(device) ?? o.seqBase ?? 0) + 1;
         seqs.set(device, seq);
-        const payload = o.payloadFor?.(device, seq) ?? samplePayload(String(device), seq, o.size);
+        const payload = o.payloadFor?.(device, seq) ?? telemetrySample(String(device), seq, o.size);
         while (inflight >= window) await new Promise<void>((r) => (wake = r));
         inflight++;
         published++;
@@ -127,7 +127,7 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
   return { published, acked, failed, reconnects, startedAt, endedAt };
 }
 
-const USAGE = `usage: node --import tsx bench/load/publisher.ts [options]
+const USAGE = `usage: node --import tsx test/harness/load/publisher.ts [options]
 
 Publishes load as emqtt-bench pub does and prints one JSON line: published, acked, failed,
 reconnects, seconds, msgs_per_s, cpu_ms.

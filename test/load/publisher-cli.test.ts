@@ -7,13 +7,17 @@ import { test } from 'node:test';
 import { ROOT } from '../harness/weir.js';
 
 function publisher(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/load/publisher.ts'), ...args], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'test/harness/load/publisher.ts'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
 }
 
 test('--help prints the usage and exits 0', () => {
   const r = publisher('--help');
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^usage: node --import tsx bench\/load\/publisher\.ts/);
+  assert.match(r.stdout, /^usage: node --import tsx test\/harness\/load\/publisher\.ts/);
   assert.match(r.stdout, /-h, --host URL/);
 });
 
