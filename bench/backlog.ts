@@ -24,7 +24,7 @@
 //
 // Order: ceiling, then each sink, then the ceiling again, BACKLOG_ROUNDS times; a weir drain's
 // ratio is its rate over the mean of the ceilings before and after it. Placement as in
-// bench/e2e.ts: Mosquitto and the publisher on cpu 0, weir, PostgreSQL and the counting client on
+// bench/e2e/placement.ts: Mosquitto and the publisher on cpu 0, weir, PostgreSQL and the counting client on
 // cpu 1 (BENCH_PIN=0: none). Knobs: BENCH_BACKLOG, BACKLOG_SINKS (default "discard,pg"),
 // BACKLOG_ROUNDS (default 1), BENCH_NO_BUILD=1, BENCH_NODE_ARGS. Writes bench/results/backlog.json.
 import { execFileSync } from 'node:child_process';
@@ -38,7 +38,12 @@ import { startMosquitto } from '../test/harness/mosquitto.js';
 import { freshDatabase, startPostgres } from '../test/harness/postgres.js';
 import { freePort, startService, tempDir, waitFor, type Service } from '../test/harness/process.js';
 import { parseMetrics, ROOT } from '../test/harness/weir.js';
-import { MAX_UNACKED, median, PLACEMENT, placeLoadListener, placeSelf, procStats, publish, ratio, usPerMsg, weirNodeArgs, type Published } from './e2e.js';
+import { PLACEMENT, placeLoadListener, placeSelf } from './e2e/placement.js';
+import { procStats, usPerMsg } from './e2e/proc-stats.js';
+import { publish, type Published } from './e2e/publisher.js';
+import { MAX_UNACKED } from './e2e/settings.js';
+import { median, ratio } from './e2e/stats.js';
+import { weirNodeArgs } from './e2e/weir-config.js';
 import { machine, printTable, writeResult } from './report.js';
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 1_000_000);

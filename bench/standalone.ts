@@ -14,7 +14,7 @@
 // Knobs: STANDALONE_SINKS (default "discard,pg"), STANDALONE_MESSAGES per run (default 400,000),
 // STANDALONE_ROUNDS (default 3), STANDALONE_WARMUP (default 100,000), STANDALONE_DEVICES (distinct
 // device topics, default 1,000), STANDALONE_RULES (below), BENCH_NO_BUILD=1, and BENCH_CPU_PROF / BENCH_NODE_ARGS as in
-// bench/e2e.ts.
+// bench/e2e/.
 // Writes bench/results/standalone.json.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
