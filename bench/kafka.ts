@@ -9,9 +9,7 @@
 // and the value carries the publish time (`ts`) the rule selected from the payload.
 // Prints a table and writes bench/results/kafka.json.
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import kafkajs from 'kafkajs';
 import { startKafka } from '../test/harness/kafka.js';
 import { startMosquitto } from '../test/harness/mosquitto.js';
 import { tempDir, waitFor } from '../test/harness/process.js';
@@ -35,46 +33,17 @@ import {
   type ReadBack,
   type TimedRun,
 } from './e2e.js';
+import { createTopic, PARTITIONS, readTopic, TOPIC } from './kafka-topic.js';
 import { writeResult } from './report.js';
-
-const { Kafka, logLevel } = kafkajs;
 
 const CONNECTIONS = 4;
 const SIZE = 200;
-const PARTITIONS = 6;
-const TOPIC = 'telemetry';
 
-/**
- * Reads the whole topic (`total` records at least) with an independent kafkajs consumer; details
- * the records of each timed run.
- */
+/** Reads the whole topic back (`total` records at least); details the records of each timed run. */
 async function readBack(brokers: string[], total: number, runs: TimedRun[]): Promise<ReadBack[]> {
-  const consumer = new Kafka({ clientId: 'bench-reader', brokers, logLevel: logLevel.NOTHING }).consumer({
-    groupId: `bench-${randomUUID()}`,
-    maxWaitTimeInMs: 200,
-  });
   const tally = new ReadTally(runs);
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
-    await new Promise<void>((resolve, reject) => {
-      consumer.on(consumer.events.CRASH, (e) => reject(e.payload.error));
-      void consumer
-        .run({
-          eachBatch: async ({ batch }) => {
-            for (const m of batch.messages) {
-              const v = JSON.parse(m.value!.toString()) as { device_id: string; seq: number; ts: number };
-              tally.add(v.device_id, v.seq, v.ts, Number(m.timestamp)); // LogAppendTime: the broker's
-            }
-            if (tally.read >= total) resolve();
-          },
-        })
-        .catch(reject);
-    });
-    await new Promise((r) => setTimeout(r, 1000)); // anything beyond total (duplicates) arrives too
-  } finally {
-    await consumer.disconnect();
-  }
+  // LogAppendTime: each record's timestamp is the broker's.
+  await readTopic(brokers, total, (v, appendedAt) => tally.add(v.device_id, v.seq, v.ts, appendedAt));
   return tally.result();
 }
 
@@ -90,14 +59,7 @@ export async function benchKafka(): Promise<object> {
       `kafka bench: ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections, ${PARTITIONS} partitions\n  placement: ${placement()}\n`,
     );
     const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
-
-    const admin = new Kafka({ clientId: 'bench-admin', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    await admin.createTopics({
-      waitForLeaders: true,
-      topics: [{ topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] }],
-    });
-    await admin.disconnect();
+    await createTopic(kafka.brokers);
 
     const clientId = 'bench-kafka';
     const files = messageSinkFiles({
