@@ -8,17 +8,11 @@
 // message.timestamp.type=LogAppendTime, so each record's timestamp is the broker's append time,
 // and the value carries the publish time (`ts`) the rule selected from the payload.
 // Prints a table and writes bench/results/kafka.json.
-import kafkajs from 'kafkajs';
 import { startKafka } from '../test/harness/kafka.js';
-import { readTopic } from '../test/harness/kafka-reader.js';
 import type { TimedRun } from './e2e/interleave.js';
 import { runMessageSinkBench } from './e2e/message-sink-bench.js';
 import { type ReadBack, ReadTally } from './e2e/read-back.js';
-
-const { Kafka, logLevel } = kafkajs;
-
-const PARTITIONS = 6;
-const TOPIC = 'telemetry';
+import { createTopic, PARTITIONS, readTopic, TOPIC } from './kafka-topic.js';
 
 /**
  * Reads the whole topic (`total` records at least) with an independent kafkajs consumer; details
@@ -26,11 +20,8 @@ const TOPIC = 'telemetry';
  */
 async function readBack(brokers: string[], total: number, runs: TimedRun[]): Promise<ReadBack[]> {
   const tally = new ReadTally(runs);
-  await readTopic(brokers, TOPIC, (_partition, m) => {
-    const v = JSON.parse(m.value!.toString()) as { device_id: string; seq: number; ts: number };
-    tally.add(v.device_id, v.seq, v.ts, Number(m.timestamp)); // LogAppendTime: the broker's
-    return tally.read >= total;
-  });
+  // LogAppendTime: each record's timestamp is the broker's.
+  await readTopic(brokers, total, (v, appendedAt) => tally.add(v.device_id, v.seq, v.ts, appendedAt));
   return tally.result();
 }
 
@@ -42,15 +33,7 @@ export function benchKafka(): Promise<object> {
     describe: `${PARTITIONS} partitions`,
     async start() {
       const kafka = await startKafka();
-      const admin = new Kafka({ clientId: 'bench-admin', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
-      await admin.connect();
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: [
-          { topic: TOPIC, numPartitions: PARTITIONS, replicationFactor: 1, configEntries: [{ name: 'message.timestamp.type', value: 'LogAppendTime' }] },
-        ],
-      });
-      await admin.disconnect();
+      await createTopic(kafka.brokers);
       return {
         port: Number(kafka.brokers[0]!.split(':')[1]),
         sink: ['type: kafka', `brokers: ${JSON.stringify(kafka.brokers)}`],

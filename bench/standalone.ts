@@ -5,11 +5,13 @@
 // of 2,000 or 20 ms, ack after commit), with two sinks:
 //   (a) discard: a bench-only sink that encodes each output into its row as the PostgreSQL sink
 //       does and then drops the batch (bench/discard-weir.mjs; registered only in that process);
-//   (b) pg: the real PostgreSQL (fsync on, test/harness/postgres.ts), through bin/weir.js.
+//   (b) pg: the real PostgreSQL (fsync on, test/harness/postgres.ts), through bin/weir.js;
+//   (c) a sink with its own service, set up by bench/standalone-<sink>.ts (SERVICE_SINKS below):
+//       kafka.
 // A run ends when the stand-in has every PUBACK; with ack after commit that is every row stored.
 // weir runs compiled in its own process; its CPU (utime + stime) and RSS are read from /proc of
-// that process. Placement: weir alone on cpu 1; the stand-in (this process) and PostgreSQL on
-// cpu 0 (BENCH_PIN=0: none).
+// that process. Placement: weir alone on cpu 1; the stand-in (this process) and the sink's
+// service (PostgreSQL, Kafka) on cpu 0 (BENCH_PIN=0: none).
 //
 // Knobs: STANDALONE_SINKS (default "discard,pg"), STANDALONE_MESSAGES per run (default 400,000),
 // STANDALONE_ROUNDS (default 3), STANDALONE_WARMUP (default 100,000), STANDALONE_DEVICES (distinct
@@ -30,6 +32,7 @@ import { median } from './e2e/stats.js';
 import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
 import { machine, printTable, writeResult } from './report.js';
 import { encodeRun, StandInBroker, type EncodedRun } from './stand-in-broker.js';
+import { standaloneKafka } from './standalone-kafka.js';
 
 const SINKS = (process.env.STANDALONE_SINKS ?? 'discard,pg').split(',').filter(Boolean);
 const MESSAGES = Number(process.env.STANDALONE_MESSAGES ?? 400_000);
@@ -45,6 +48,18 @@ const RULES = Number(process.env.STANDALONE_RULES ?? 1);
 const SIZE = 200;
 /** The shipped weir.yaml's broker.connections. */
 const CONNECTIONS = 4;
+
+/** A sink's real service for the runs: weir's config writing into it, and a count read back from it afterwards. */
+export interface ServiceSink {
+  /** Writes weir.yaml and its rules into `dir` (the shipped ones, pointed at the service); returns weir.yaml's path. */
+  config(dir: string): string;
+  /** How many distinct messages of the `total` sent the service holds. */
+  readBack(total: number): Promise<number>;
+  dispose(): Promise<void>;
+}
+
+/** Sinks with a service of their own, each started by its bench/standalone-<sink>.ts; weir runs through bin/weir.js. */
+const SERVICE_SINKS: Record<string, () => Promise<ServiceSink>> = { kafka: standaloneKafka };
 
 /** The messages of every run so far: device k mod DEVICES, each device's seq counting on across runs (so PostgreSQL's rows stay distinct). */
 class Feed {
@@ -74,7 +89,12 @@ interface Run {
   loadavg_1m: number;
 }
 
-async function startWeirOn(sink: string, broker: StandInBroker, pgUrl: string | undefined): Promise<{ svc: Service; httpPort: number; dir: string }> {
+async function startWeirOn(
+  sink: string,
+  broker: StandInBroker,
+  pgUrl: string | undefined,
+  service: ServiceSink | undefined,
+): Promise<{ svc: Service; httpPort: number; dir: string }> {
   const httpPort = await freePort();
   const dir = tempDir('standalone');
   // The shipped weir.yaml and rules/, with only the endpoints from the environment it reads.
@@ -89,7 +109,7 @@ async function startWeirOn(sink: string, broker: StandInBroker, pgUrl: string | 
     BENCH_MEMORY_PROBE: dir,
   };
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];
-  const config = RULES > 1 ? manyRules(dir) : join(ROOT, 'weir.yaml');
+  const config = service ? service.config(dir) : RULES > 1 ? manyRules(dir) : join(ROOT, 'weir.yaml');
   // Every run samples weir's heap (bench/memory-probe.mjs, 10 samples a second) into its directory.
   const args = ['--import', join(ROOT, 'bench/memory-probe.mjs'), ...weirNodeArgs(), ...entry, config];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.measured, process.execPath, ...args]] : [process.execPath, args];
@@ -124,7 +144,7 @@ async function metric(httpPort: number, name: string): Promise<number> {
 }
 
 /** Warm-up, then ROUNDS timed runs through the stand-in; weir's CPU and RSS from /proc of `pid`, and what it stored. */
-async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl: string | undefined) {
+async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl: string | undefined, service: ServiceSink | undefined) {
   // taskset execs node in place, so the pid is weir's own.
   await broker.whenSubscribed(CONNECTIONS);
   await new Promise((r) => setTimeout(r, 2_000));
@@ -155,18 +175,23 @@ async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl
   const total = WARMUP + ROUNDS * MESSAGES;
   const stored = await metric(httpPort, 'weir_sink_success_total');
   const deadLettered = await metric(httpPort, 'weir_dead_letter_total');
-  const rows = pgUrl ? await countRows(pgUrl) : undefined;
+  const rows = pgUrl ? await countRows(pgUrl) : await service?.readBack(total);
   return { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows };
 }
 
-async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer | undefined): Promise<Record<string, unknown>> {
+async function benchSink(
+  sink: string,
+  broker: StandInBroker,
+  pg: PostgresServer | undefined,
+  service: ServiceSink | undefined,
+): Promise<Record<string, unknown>> {
   const pgUrl = sink === 'pg' && pg ? await freshDatabase(pg.url, 'standalone_pg') : undefined;
-  const weir = await startWeirOn(sink, broker, pgUrl);
+  const weir = await startWeirOn(sink, broker, pgUrl, service);
   const pid = weir.svc.proc.pid!;
   // weir is stopped whatever happens, so a failed run leaves no weir behind on the measured core.
   let driven: Awaited<ReturnType<typeof drive>>;
   try {
-    driven = await drive(broker, weir.httpPort, pid, pgUrl);
+    driven = await drive(broker, weir.httpPort, pid, pgUrl, service);
   } finally {
     await weir.svc.stop(30_000);
   }
@@ -201,7 +226,7 @@ async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer
   );
   process.stdout.write(`  ${sink} heap: ${JSON.stringify(memory)}\n`);
   process.stdout.write(
-    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg of weir CPU (median of ${ROUNDS}); RSS idle ${rss_mb_idle_start} MB at start, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total}${rows === undefined ? '' : `, ${rows} rows`}, ${deadLettered} dead-lettered\n`,
+    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg of weir CPU (median of ${ROUNDS}); RSS idle ${rss_mb_idle_start} MB at start, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total}${rows === undefined ? '' : `, ${rows} ${pgUrl ? 'rows' : 'read back'}`}, ${deadLettered} dead-lettered\n`,
   );
   if (stored !== total || (rows !== undefined && rows !== total) || deadLettered !== 0)
     throw new Error(`${sink}: ${total} sent, ${stored} stored, ${rows ?? '-'} rows, ${deadLettered} dead-lettered`);
@@ -234,13 +259,20 @@ export async function benchStandalone(): Promise<object> {
       `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B over ${DEVICES} device topics, ${RULES} rule(s), after ${WARMUP} of warm-up\n`,
     );
     const results = [];
-    for (const sink of SINKS) results.push(await benchSink(sink, broker, pg));
+    for (const sink of SINKS) {
+      const service = await SERVICE_SINKS[sink]?.();
+      try {
+        results.push(await benchSink(sink, broker, pg, service));
+      } finally {
+        await service?.dispose();
+      }
+    }
     const result = {
       bench: 'standalone',
       command: 'npm run bench -- standalone',
       at: new Date().toISOString(),
       machine: machine(),
-      placement: PLACEMENT ? `weir on cpu ${PLACEMENT.measured}; the stand-in broker and PostgreSQL on cpu ${PLACEMENT.load}` : 'none',
+      placement: PLACEMENT ? `weir on cpu ${PLACEMENT.measured}; the stand-in broker and the sink's service on cpu ${PLACEMENT.load}` : 'none',
       cpu_measured_from: '/proc/<weir pid>/stat (utime + stime) of the weir process',
       messages_per_run: MESSAGES,
       rounds: ROUNDS,

@@ -251,4 +251,32 @@ describe('kafkajs produce path as patched', () => {
     const withHeader = encodeRecord({ key: null, value: Buffer.from('v'), headers: { h: Buffer.from('x') }, offsetDelta: 3, timestampDelta: 0 }).buffer;
     assert.deepEqual([...withHeader], [0x16, 0, 0, 6, 1, 2, 0x76, 2, 2, 0x68, 2, 0x78]);
   });
+
+  it('writes varints and varlongs as the zigzag LEB128 of the Kafka protocol, the int32 shortcut included', () => {
+    type Encoder = { writeVarLong(v: number): Encoder; writeVarInt(v: number): Encoder; buffer: Buffer };
+    const Encoder = require('kafkajs/src/protocol/encoder.js') as { new (): Encoder; sizeOfVarLong(v: number): number };
+    // The protocol's definition, in BigInt: zigzag over 64 bits, then 7 bits a byte, low first.
+    const reference = (v: number): number[] => {
+      let z = BigInt.asUintN(64, (BigInt(v) << 1n) ^ (BigInt(v) >> 63n));
+      const out: number[] = [];
+      while (z >= 0x80n) {
+        out.push(Number(z & 0x7fn) | 0x80);
+        z >>= 7n;
+      }
+      return [...out, Number(z)];
+    };
+    const values = [0, 1, -1, 63, 64, -64, -65, 8191, 8192, 2 ** 30, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, -(2 ** 31) - 1, 2 ** 40, 1733140000123, -1733140000123];
+    for (const v of values) {
+      assert.deepEqual([...new Encoder().writeVarLong(v).buffer], reference(v), `varlong ${v}`);
+      assert.equal(Encoder.sizeOfVarLong(v), reference(v).length, `size of varlong ${v}`);
+      if ((v | 0) === v) assert.deepEqual([...new Encoder().writeVarInt(v).buffer], reference(v), `varint ${v}`);
+    }
+  });
+
+  it('computes the record batch CRC32C (Castagnoli) whichever implementation loaded', () => {
+    const crc32C = require('kafkajs/src/protocol/recordBatch/crc32C/index.js') as (b: Buffer) => number;
+    // The standard check value of CRC-32C, and the empty input.
+    assert.equal(crc32C(Buffer.from('123456789')), 0xe3069283);
+    assert.equal(crc32C(Buffer.alloc(0)), 0);
+  });
 });
