@@ -15,14 +15,15 @@
 //
 // Knobs: STANDALONE_SINKS (default "discard,pg"), STANDALONE_MESSAGES per run (default 400,000),
 // STANDALONE_ROUNDS (default 3), STANDALONE_WARMUP (default 100,000), STANDALONE_DEVICES (distinct
-// device topics, default 1,000), STANDALONE_RULES (below), BENCH_NO_BUILD=1, and BENCH_CPU_PROF / BENCH_NODE_ARGS as in
-// bench/e2e/.
-// Writes bench/results/standalone.json.
+// device topics, default 1,000), STANDALONE_RULES and STANDALONE_FANOUT (below), BENCH_NO_BUILD=1, and BENCH_CPU_PROF /
+// BENCH_NODE_ARGS as in bench/e2e/.
+// Writes bench/results/standalone.json (standalone-rules<n>.json, standalone-fanout<n>.json with those knobs).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { join } from 'node:path';
 import { telemetrySample } from '../src/embedded/devices.js';
+import { migrate } from '../src/sinks/postgres/migrate.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../test/harness/postgres.js';
 import { freePort, startService, tempDir, waitFor, type Service } from '../test/harness/process.js';
 import { parseMetrics, ROOT } from '../test/harness/weir.js';
@@ -45,6 +46,18 @@ const DEVICES = Number(process.env.STANDALONE_DEVICES ?? 1_000);
  * `device/<d>/telemetry<i mod rules>`: each message matches exactly one rule of many.
  */
 const RULES = Number(process.env.STANDALONE_RULES ?? 1);
+/**
+ * Rules that each read every message (STANDALONE_FANOUT, default 1: the shipped rules/). With
+ * more, weir runs that many copies of the shipped rule, all reading `device/+/telemetry`, copy k
+ * writing table `telemetry_<k>` (created like `telemetry`, a hypertable alike where TimescaleDB
+ * is there): each message becomes FANOUT rows, one in each table, and CPU is also given per row.
+ */
+const FANOUT = Number(process.env.STANDALONE_FANOUT ?? 1);
+if (RULES > 1 && FANOUT > 1) throw new Error('STANDALONE_RULES and STANDALONE_FANOUT: one or the other');
+/** Rows each message becomes. */
+const ROWS_PER_MSG = FANOUT;
+/** The tables the rows go to. */
+const TABLES = FANOUT > 1 ? Array.from({ length: FANOUT }, (_, k) => `telemetry_${k}`) : ['telemetry'];
 const SIZE = 200;
 /** The shipped weir.yaml's broker.connections. */
 const CONNECTIONS = 4;
@@ -84,6 +97,7 @@ class Feed {
 interface Run {
   msgs_per_s: number;
   weir_cpu_us_per_msg: number;
+  weir_cpu_us_per_row: number;
   weir_cpu_pct: number;
   weir_rss_mb_peak: number;
   loadavg_1m: number;
@@ -109,7 +123,7 @@ async function startWeirOn(
     BENCH_MEMORY_PROBE: dir,
   };
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];
-  const config = service ? service.config(dir) : RULES > 1 ? manyRules(dir) : join(ROOT, 'weir.yaml');
+  const config = service ? service.config(dir) : RULES > 1 || FANOUT > 1 ? ruleCopies(dir) : join(ROOT, 'weir.yaml');
   // Every run samples weir's heap (bench/memory-probe.mjs, 10 samples a second) into its directory.
   const args = ['--import', join(ROOT, 'bench/memory-probe.mjs'), ...weirNodeArgs(), ...entry, config];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.measured, process.execPath, ...args]] : [process.execPath, args];
@@ -125,16 +139,44 @@ async function startWeirOn(
   return { svc, httpPort, dir };
 }
 
-/** The shipped weir.yaml in `dir`, with RULES copies of the shipped rule in dir/rules, rule k reading device/+/telemetry<k>; returns the weir.yaml path. */
-function manyRules(dir: string): string {
-  const rule = parseYaml(readFileSync(join(ROOT, 'rules/telemetry.yaml'), 'utf8')) as { id: string; sql: string; tests?: unknown };
+/**
+ * The shipped weir.yaml in `dir`, with copies of the shipped rule in dir/rules: RULES copies, rule
+ * k reading device/+/telemetry<k>; or FANOUT copies, rule k writing table telemetry_<k> (with the
+ * hypertable settings of telemetry). Returns the weir.yaml path.
+ */
+function ruleCopies(dir: string): string {
+  const rule = parseYaml(readFileSync(join(ROOT, 'rules/telemetry.yaml'), 'utf8')) as { id: string; sql: string; actions: Array<Record<string, unknown>> };
   mkdirSync(join(dir, 'rules'));
-  for (let k = 0; k < RULES; k++) {
-    const sql = replaceOnce(rule.sql, 'FROM "device/+/telemetry"', `FROM "device/+/telemetry${k}"`);
-    writeFileSync(join(dir, 'rules', `telemetry-${k}.yaml`), stringifyYaml({ ...rule, id: `${rule.id}_${k}`, sql, tests: undefined }));
+  for (let k = 0; k < Math.max(RULES, FANOUT); k++) {
+    const copy =
+      RULES > 1
+        ? { ...rule, sql: replaceOnce(rule.sql, 'FROM "device/+/telemetry"', `FROM "device/+/telemetry${k}"`) }
+        : { ...rule, actions: rule.actions.map((a) => ({ ...a, table: TABLES[k] })) };
+    writeFileSync(join(dir, 'rules', `telemetry-${k}.yaml`), stringifyYaml({ ...copy, id: `${rule.id}_${k}`, tests: undefined }));
   }
-  copyFileSync(join(ROOT, 'weir.yaml'), join(dir, 'weir.yaml'));
+  if (FANOUT === 1) {
+    copyFileSync(join(ROOT, 'weir.yaml'), join(dir, 'weir.yaml'));
+    return join(dir, 'weir.yaml');
+  }
+  // Interpolation happens after parsing, so the ${…} values pass through as they are.
+  const config = parseYaml(readFileSync(join(ROOT, 'weir.yaml'), 'utf8')) as { sinks: Record<string, { hypertables?: Record<string, unknown> }> };
+  for (const sink of Object.values(config.sinks)) {
+    const like = sink.hypertables?.telemetry;
+    if (like) sink.hypertables = Object.fromEntries(TABLES.map((t) => [t, like]));
+  }
+  writeFileSync(join(dir, 'weir.yaml'), stringifyYaml(config));
   return join(dir, 'weir.yaml');
+}
+
+/** A database for the pg case: weir's migrations, and the fan-out tables made like telemetry before weir's own migrate_on_start makes them hypertables. */
+async function databaseFor(pg: PostgresServer): Promise<string> {
+  const url = await freshDatabase(pg.url, 'standalone_pg');
+  if (FANOUT > 1) {
+    await migrate(url, join(ROOT, 'migrations'));
+    const { query } = await import('../test/e2e/fixtures.js');
+    for (const t of TABLES) await query(url, `CREATE TABLE ${t} (LIKE telemetry INCLUDING ALL)`);
+  }
+  return url;
 }
 
 async function metric(httpPort: number, name: string): Promise<number> {
@@ -164,6 +206,7 @@ async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl
     runs.push({
       msgs_per_s: Math.round(MESSAGES / (ms / 1000)),
       weir_cpu_us_per_msg: usPerMsg(cpuMs, MESSAGES),
+      weir_cpu_us_per_row: usPerMsg(cpuMs, MESSAGES * ROWS_PER_MSG),
       weir_cpu_pct: Math.round((cpuMs / ms) * 100),
       weir_rss_mb_peak: after.rssPeakMb,
       loadavg_1m: machine().loadavg_1m as number,
@@ -185,7 +228,7 @@ async function benchSink(
   pg: PostgresServer | undefined,
   service: ServiceSink | undefined,
 ): Promise<Record<string, unknown>> {
-  const pgUrl = sink === 'pg' && pg ? await freshDatabase(pg.url, 'standalone_pg') : undefined;
+  const pgUrl = sink === 'pg' && pg ? await databaseFor(pg) : undefined;
   const weir = await startWeirOn(sink, broker, pgUrl, service);
   const pid = weir.svc.proc.pid!;
   // weir is stopped whatever happens, so a failed run leaves no weir behind on the measured core.
@@ -206,6 +249,8 @@ async function benchSink(
     ...(rows === undefined ? {} : { rows }),
     weir_msgs_per_s: med((r) => r.msgs_per_s),
     weir_cpu_us_per_msg: med((r) => r.weir_cpu_us_per_msg),
+    rows_per_msg: ROWS_PER_MSG,
+    weir_cpu_us_per_row: med((r) => r.weir_cpu_us_per_row),
     weir_msgs_per_cpu_s: Math.round(1e6 / med((r) => r.weir_cpu_us_per_msg)),
     weir_rss_mb_peak: Math.max(...runs.map((r) => r.weir_rss_mb_peak)),
     weir_rss_mb_idle_start: rss_mb_idle_start,
@@ -219,6 +264,7 @@ async function benchSink(
       run: i + 1,
       'msg/s': r.msgs_per_s,
       'weir µs/msg': r.weir_cpu_us_per_msg,
+      ...(ROWS_PER_MSG > 1 ? { 'weir µs/row': r.weir_cpu_us_per_row } : {}),
       'weir cpu%': r.weir_cpu_pct,
       'rss MB peak': r.weir_rss_mb_peak,
       load: r.loadavg_1m,
@@ -226,10 +272,11 @@ async function benchSink(
   );
   process.stdout.write(`  ${sink} heap: ${JSON.stringify(memory)}\n`);
   process.stdout.write(
-    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg of weir CPU (median of ${ROUNDS}); RSS idle ${rss_mb_idle_start} MB at start, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total}${rows === undefined ? '' : `, ${rows} ${pgUrl ? 'rows' : 'read back'}`}, ${deadLettered} dead-lettered\n`,
+    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg${ROWS_PER_MSG > 1 ? ` (${result.weir_cpu_us_per_row} µs per row, ${ROWS_PER_MSG} rows a message)` : ''} of weir CPU (median of ${ROUNDS}); RSS idle ${rss_mb_idle_start} MB at start, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total * ROWS_PER_MSG}${rows === undefined ? '' : `, ${rows} ${pgUrl ? 'rows' : 'read back'}`}, ${deadLettered} dead-lettered\n`,
   );
-  if (stored !== total || (rows !== undefined && rows !== total) || deadLettered !== 0)
-    throw new Error(`${sink}: ${total} sent, ${stored} stored, ${rows ?? '-'} rows, ${deadLettered} dead-lettered`);
+  const expected = total * ROWS_PER_MSG;
+  if (stored !== expected || (rows !== undefined && rows !== expected) || deadLettered !== 0)
+    throw new Error(`${sink}: ${total} sent (${expected} rows expected), ${stored} stored, ${rows ?? '-'} rows, ${deadLettered} dead-lettered`);
   return result;
 }
 
@@ -243,8 +290,9 @@ function readMemoryProbe(file: string): Record<string, number> | undefined {
 
 async function countRows(url: string): Promise<number> {
   const { query } = await import('../test/e2e/fixtures.js');
-  const [r] = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM telemetry');
-  return Number(r!.n);
+  let n = 0;
+  for (const t of TABLES) n += Number((await query<{ n: string }>(url, `SELECT count(*) AS n FROM ${t}`))[0]!.n);
+  return n;
 }
 
 export async function benchStandalone(): Promise<object> {
@@ -256,7 +304,7 @@ export async function benchStandalone(): Promise<object> {
   const pg = SINKS.includes('pg') ? await startPostgres({ fsync: true }) : undefined;
   try {
     process.stdout.write(
-      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B over ${DEVICES} device topics, ${RULES} rule(s), after ${WARMUP} of warm-up\n`,
+      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B over ${DEVICES} device topics, ${RULES > 1 ? `${RULES} rules, each message matching one` : FANOUT > 1 ? `${FANOUT} rules each matching every message, into ${FANOUT} tables` : '1 rule'}, after ${WARMUP} of warm-up\n`,
     );
     const results = [];
     for (const sink of SINKS) {
@@ -278,12 +326,13 @@ export async function benchStandalone(): Promise<object> {
       rounds: ROUNDS,
       warmup_messages: WARMUP,
       devices: DEVICES,
-      rules: RULES,
+      rules: Math.max(RULES, FANOUT),
+      rules_per_message: ROWS_PER_MSG,
       payload_bytes: SIZE,
       node_args: weirNodeArgs(),
       sinks: results,
     };
-    writeResult('standalone', result);
+    writeResult(RULES > 1 ? `standalone-rules${RULES}` : FANOUT > 1 ? `standalone-fanout${FANOUT}` : 'standalone', result);
     return result;
   } finally {
     await broker.close();

@@ -14,7 +14,11 @@ export const BatchSpec = Type.Object(
       description: 'A batch is flushed this long after its first item arrived, full or not.',
     }),
   },
-  { additionalProperties: false, default: {}, description: 'When the items of one action are written together.' },
+  {
+    additionalProperties: false,
+    default: {},
+    description: 'When items are written together. Actions writing to the same place (a table and its columns, a topic) share one batch.',
+  },
 );
 export type BatchConfig = Static<typeof BatchSpec>;
 

@@ -1,5 +1,6 @@
 // Collects items until a batch is full (count or bytes) or its first item has waited max_delay_ms,
-// then hands the batch on. One batcher per action (per batch key); it never writes anything itself.
+// then hands the batch on. One batcher per batch stream (the actions of a sink that share a
+// BoundAction.batchKey, core/sink-runner.ts); it never writes anything itself.
 import type { BatchConfig } from '../config/common-spec.js';
 
 export class Batcher<T> {

@@ -1,6 +1,12 @@
-// Everything a sink needs besides its driver, written once: batching per action, a bounded number
-// of batches in flight (p-queue), retries with backoff, splitting a batch around the items the
-// sink rejects, dead-lettering them, readiness, and the counters. A driver only writes a batch.
+// Everything a sink needs besides its driver, written once: batching per write target, a bounded
+// number of batches in flight (p-queue), retries with backoff, splitting a batch around the items
+// the sink rejects, dead-lettering them, readiness, and the counters. A driver only writes a batch.
+//
+// Actions that write to the same place share one batch stream: the sink says which through its
+// bound action's batchKey (a table and its columns, a topic). 100 rules into one table thus make
+// one stream of full batches rather than 100 streams of a hundredth of the size, each with its own
+// timer and write (docs/benchmarks.md, cost as work grows). Everything per item stays per action:
+// each item carries its action, whose counters, dead letters and rule it is told.
 import PQueue from 'p-queue';
 import type { SinkConfig } from '../config/load.js';
 import { errorText } from '../errors.js';
@@ -19,19 +25,41 @@ import { SinkHealth, type SinkHealthStatus } from './sink-health.js';
  * one object: items live until their batch commits, and what they hold is what the garbage
  * collector copies. Once encoded it lets go of the rule's output record (see enqueue).
  */
-interface Entry extends Omit<SinkInput, 'record'> {
-  record: SinkInput['record'] | undefined;
-  item: unknown;
-  readonly bytes: number;
-  readonly waiter: ItemWaiter;
+class Entry {
+  item: unknown = undefined;
+
+  constructor(
+    /** The rule's output until the item is encoded from it. */
+    public record: SinkInput['record'] | undefined,
+    readonly event: SinkInput['event'],
+    /** The action the item came from: its counters, its dead letters, its rule. */
+    readonly action: ActionHandle,
+    readonly bytes: number,
+    readonly waiter: ItemWaiter,
+  ) {}
+
+  get ruleId(): string {
+    return this.action.ruleId;
+  }
 }
 
-/** A rule's action bound to this sink: its encoder, its batch stream, its and its rule's counters. */
+/** The batch stream of one write target, shared by the actions whose bound action names it. */
+class BatchStream {
+  /** Actions bound to it; at 0 it is flushed and forgotten. */
+  users = 0;
+
+  constructor(
+    readonly key: unknown,
+    readonly batcher: Batcher<Entry>,
+  ) {}
+}
+
+/** A rule's action bound to this sink: its encoder, the batch stream it shares, its and its rule's counters. */
 export class ActionHandle implements RuleAction {
   constructor(
     readonly ruleId: string,
     readonly bound: BoundAction<unknown>,
-    readonly batcher: Batcher<Entry>,
+    readonly stream: BatchStream,
     readonly counters: ActionCounters,
     readonly ruleCounters: RuleCounters,
   ) {}
@@ -40,7 +68,8 @@ export class ActionHandle implements RuleAction {
 export class SinkRunner {
   readonly name: string;
   private readonly queue: PQueue;
-  private readonly actions = new Set<ActionHandle>();
+  /** Batch streams by their key: a sink's batchKey, or the action itself when it gives none. */
+  private readonly streams = new Map<unknown, BatchStream>();
   private readonly health: SinkHealth;
 
   constructor(
@@ -96,21 +125,25 @@ export class SinkRunner {
   bind(ruleId: string, settings: Record<string, unknown>, ruleCounters: RuleCounters): ActionHandle {
     const bound = this.sink.bind(settings, ruleId) as BoundAction<unknown>;
     const counters = actionCounters(this.metrics, { sink: this.name, rule: ruleId });
-    const handle: ActionHandle = new ActionHandle(
-      ruleId,
-      bound,
-      new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(handle, batch)),
-      counters,
-      ruleCounters,
-    );
-    this.actions.add(handle);
-    return handle;
+    const key = bound.batchKey ?? bound;
+    let stream = this.streams.get(key);
+    if (!stream) {
+      stream = new BatchStream(key, new Batcher<Entry>(this.cfg.batch, (batch) => this.submit(batch)));
+      this.streams.set(key, stream);
+    }
+    stream.users++;
+    return new ActionHandle(ruleId, bound, stream, counters, ruleCounters);
   }
 
-  /** Forgets an action after a reload removed it; its batch is flushed first. */
+  /**
+   * Forgets an action after a reload removed it. Its items already queued stay in the stream and
+   * are written with the others; a stream no action uses any more is flushed and forgotten.
+   */
   unbind(handle: ActionHandle): void {
-    handle.batcher.flushNow();
-    this.actions.delete(handle);
+    const stream = handle.stream;
+    if (--stream.users > 0) return;
+    stream.batcher.flushNow();
+    this.streams.delete(stream.key);
   }
 
   /**
@@ -119,14 +152,14 @@ export class SinkRunner {
    */
   enqueue(handle: ActionHandle, record: SinkInput['record'], event: SinkInput['event'], bytes: number, waiter: ItemWaiter): void {
     handle.counters.matched.inc();
-    const entry: Entry = { record, event, ruleId: handle.ruleId, item: undefined, bytes, waiter };
+    const entry = new Entry(record, event, handle, bytes, waiter);
     try {
       entry.item = handle.bound.encode(entry as SinkInput);
     } catch (err) {
       // Counted in flight until the dead letter is stored, so matched = success + failed +
       // dead_lettered + queuing + inflight holds at every scrape.
       handle.counters.inflight.inc();
-      void this.deadLetter(handle, [entry], 'encode_error', err, true);
+      void this.deadLetter([entry], 'encode_error', err, true);
       return;
     }
     // The item now carries what the sink needs. The record is not kept for the item's whole wait
@@ -136,12 +169,12 @@ export class SinkRunner {
     // dead letter written after this shows what was sent (the action's describe()) instead.
     entry.record = undefined;
     handle.counters.queuing.inc();
-    handle.batcher.add(entry, bytes);
+    handle.stream.batcher.add(entry, bytes);
   }
 
   /** Flushes every batch and resolves when nothing of this sink is queued or in flight. */
   async flush(): Promise<void> {
-    for (const a of this.actions) a.batcher.flushNow();
+    for (const s of this.streams.values()) s.batcher.flushNow();
     await this.queue.onIdle();
   }
 
@@ -149,14 +182,16 @@ export class SinkRunner {
     await this.sink.close();
   }
 
-  private submit(handle: ActionHandle, batch: Entry[]): void {
-    handle.counters.queuing.dec(batch.length);
-    handle.counters.inflight.inc(batch.length);
-    void this.queue.add(() => this.writeBatch(handle, batch, 1));
+  private submit(batch: Entry[]): void {
+    for (const e of batch) {
+      e.action.counters.queuing.dec();
+      e.action.counters.inflight.inc();
+    }
+    void this.queue.add(() => this.writeBatch(batch, 1));
   }
 
   /** Writes a batch until every entry is stored or dead-lettered. */
-  private async writeBatch(handle: ActionHandle, batch: Entry[], attempt: number): Promise<void> {
+  private async writeBatch(batch: Entry[], attempt: number): Promise<void> {
     const m = this.metrics;
     const started = performance.now();
     let result: WriteResult;
@@ -170,31 +205,29 @@ export class SinkRunner {
       if (cls === 'reject') {
         // The batch holds an item the sink refuses: split it until the bad ones stand alone, so
         // every good item is stored and only the bad ones are dead-lettered.
-        if (batch.length === 1) return this.deadLetter(handle, batch, 'rejected', err, true);
+        if (batch.length === 1) return this.deadLetter(batch, 'rejected', err, true);
         const mid = batch.length >> 1;
-        await this.writeBatch(handle, batch.slice(0, mid), attempt);
-        await this.writeBatch(handle, batch.slice(mid), attempt);
+        await this.writeBatch(batch.slice(0, mid), attempt);
+        await this.writeBatch(batch.slice(mid), attempt);
         return;
       }
-      return this.retryLater(handle, batch, attempt, err, cls);
+      return this.retryLater(batch, attempt, err, cls);
     }
     m.batchLatency.labels(this.name).observe((performance.now() - started) / 1000);
     m.batchSize.labels(this.name).observe(batch.length);
     // Up only when the sink took something: a result that asks to retry every item is an outage.
-    if (result.retry.length < batch.length) this.health.wrote(handle.ruleId);
-    const failed = new Set<number>([...result.retry, ...result.rejected.map((r) => r.index)]);
-    let stored = 0;
+    if (result.retry.length < batch.length) for (const rule of rulesOf(batch)) this.health.wrote(rule);
+    const failed = result.retry.length || result.rejected.length ? new Set<number>([...result.retry, ...result.rejected.map((r) => r.index)]) : undefined;
     for (let i = 0; i < batch.length; i++) {
-      if (failed.has(i)) continue;
-      stored++;
-      batch[i]!.waiter.itemDone('stored', handle);
+      if (failed?.has(i)) continue;
+      const e = batch[i]!;
+      e.action.counters.success.inc();
+      e.action.counters.inflight.dec();
+      e.waiter.itemDone('stored', e.action);
     }
-    handle.counters.success.inc(stored);
-    handle.counters.inflight.dec(stored);
-    for (const r of result.rejected) await this.deadLetter(handle, [batch[r.index]!], 'rejected', r.error, true);
+    for (const r of result.rejected) await this.deadLetter([batch[r.index]!], 'rejected', r.error, true);
     if (result.retry.length) {
       await this.retryLater(
-        handle,
         result.retry.map((i) => batch[i]!),
         attempt,
         result.retryError ?? new Error('sink asked to retry'),
@@ -203,24 +236,27 @@ export class SinkRunner {
     }
   }
 
-  private async retryLater(handle: ActionHandle, batch: Entry[], attempt: number, err: unknown, cls: ErrorClass): Promise<void> {
+  private async retryLater(batch: Entry[], attempt: number, err: unknown, cls: ErrorClass): Promise<void> {
+    const rules = rulesOf(batch);
     // The health logs the problem once and then at most once a minute; each retry only at debug.
-    if (cls === 'fatal') this.health.failing(handle.ruleId, this.fatalKind(err) ?? 'fatal error', err);
+    if (cls === 'fatal') for (const rule of rules) this.health.failing(rule, this.fatalKind(err) ?? 'fatal error', err);
     else this.health.unreachable(err);
     const max = this.cfg.retry.max_attempts;
-    if (max > 0 && attempt >= max) return this.deadLetter(handle, batch, 'retries_exhausted', err, true);
-    this.log.debug({ sink: this.name, rule: handle.ruleId, class: cls, attempt, items: batch.length, err: errorText(err) }, 'write failed; will retry');
+    if (max > 0 && attempt >= max) return this.deadLetter(batch, 'retries_exhausted', err, true);
+    this.log.debug({ sink: this.name, rules, class: cls, attempt, items: batch.length, err: errorText(err) }, 'write failed; will retry');
     // An error an operator must fix is retried slowly (up to FATAL_MAX_MS), a transient one soon.
     await sleep((cls === 'fatal' ? fatalBackoffMs : backoffMs)(this.cfg.retry, attempt), this.signal);
     if (this.signal.aborted) {
       // Shutting down: these items end here unstored; their messages stay unacked and the broker
       // redelivers them to the next session.
-      handle.counters.failed.inc(batch.length);
-      handle.counters.inflight.dec(batch.length);
+      for (const e of batch) {
+        e.action.counters.failed.inc();
+        e.action.counters.inflight.dec();
+      }
       return;
     }
-    handle.counters.retried.inc(batch.length);
-    await this.writeBatch(handle, batch, attempt + 1);
+    for (const e of batch) e.action.counters.retried.inc();
+    await this.writeBatch(batch, attempt + 1);
   }
 
   /** For an error an operator must fix, what to fix ('schema error'); undefined for any other. */
@@ -233,16 +269,27 @@ export class SinkRunner {
     }
   }
 
-  private async deadLetter(handle: ActionHandle, entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
+  private async deadLetter(entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
     const error = errorText(err);
     const letters = entries.map((e) =>
-      letterFor(e.event, { ruleId: handle.ruleId, sink: this.name, reason, error, record: e.record ?? describe(handle.bound, e.item) }),
+      letterFor(e.event, { ruleId: e.ruleId, sink: this.name, reason, error, record: e.record ?? describe(e.action.bound, e.item) }),
     );
     await Promise.all(letters.map((l) => this.dlq.put(l)));
-    handle.counters.deadLettered.inc(entries.length);
-    if (wasInflight) handle.counters.inflight.dec(entries.length);
-    for (const [i, e] of entries.entries()) e.waiter.itemDone('dead_lettered', handle, letters[i]);
+    for (const [i, e] of entries.entries()) {
+      e.action.counters.deadLettered.inc();
+      if (wasInflight) e.action.counters.inflight.dec();
+      e.waiter.itemDone('dead_lettered', e.action, letters[i]);
+    }
   }
+}
+
+/** The rules whose items a batch holds (one, unless actions of several rules share the stream). */
+function rulesOf(batch: readonly Entry[]): string[] {
+  const first = batch[0]?.ruleId;
+  if (first === undefined) return [];
+  let rules: Set<string> | undefined;
+  for (const e of batch) if (e.ruleId !== first) (rules ??= new Set([first])).add(e.ruleId);
+  return rules ? [...rules] : [first];
 }
 
 function safeClassify(sink: Sink, err: unknown): ErrorClass {

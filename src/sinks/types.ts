@@ -57,7 +57,13 @@ export interface ReplayOrigin {
 export interface BoundAction<Item> {
   /** Turns one output into the item the driver writes. Throws to reject the output (dead-letter). */
   encode(input: SinkInput): Item;
-  /** Batches only mix items of one key (e.g. one table); default: one batch stream per action. */
+  /**
+   * Where the items go, as far as batching is concerned: the actions of one sink that give the
+   * same key share one batch stream, so write() gets items of several actions, and rules, in one
+   * batch. The key must hold everything that keeps two items out of one write (PostgreSQL: the
+   * table, its mapped columns and on_conflict; Kafka: the topic). Without one, the action has a
+   * batch stream of its own.
+   */
   readonly batchKey?: string;
   /**
    * What was sent, for the dead letter of an item refused after encoding (the core does not keep

@@ -78,14 +78,18 @@ async function runnerFor(type: SinkType, target: Target, batch: SinkConfig['batc
     handle,
     writes,
     close,
-    /** Enqueues the records and resolves with how each ended, in their order. */
-    send(records: Array<Record<string, unknown>>): Promise<Sent[]> {
+    /** A second rule's action on the same target, bound as the pipeline binds it. */
+    bindRule(rule: string): ActionHandle {
+      return runner.bind(rule, action, ruleCounters(metrics, rule));
+    },
+    /** Enqueues the records (for `as`, default the suite's rule) and resolves with how each ended, in their order. */
+    send(records: Array<Record<string, unknown>>, as: ActionHandle = handle): Promise<Sent[]> {
       const ended: Sent[] = new Array(records.length);
       let left = records.length;
       return new Promise((resolve) => {
         for (const [i, record] of records.entries()) {
           const payload = JSON.stringify(record);
-          runner.enqueue(handle, record, { topic: `device/${String(record.dev)}/telemetry`, payload }, payload.length, {
+          runner.enqueue(as, record, { topic: `device/${String(record.dev)}/telemetry`, payload }, payload.length, {
             itemDone: (outcome, _action, letter) => {
               ended[i] = { outcome, letter };
               if (--left === 0) resolve(ended);
@@ -94,10 +98,12 @@ async function runnerFor(type: SinkType, target: Target, batch: SinkConfig['batc
         }
       });
     },
-    /** A counter of this sink, as a scrape of /metrics shows it. */
-    async counter(name: string): Promise<number> {
+    /** A counter of this sink (of one rule's actions with `rule`), as a scrape of /metrics shows it. */
+    async counter(name: string, rule?: string): Promise<number> {
       let sum = 0;
-      for (const line of (await metrics.registry.metrics()).split('\n')) if (line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+      for (const line of (await metrics.registry.metrics()).split('\n')) {
+        if (line.startsWith(`${name}{`) && (rule === undefined || line.includes(`rule="${rule}"`))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+      }
       return sum;
     },
     /** The dead letters as the file store holds them (durable before their item ended). */
@@ -200,6 +206,43 @@ for (const type of ALL_SINK_TYPES) {
       assert.equal(letter.topic, event.topic);
       assert.equal(letter.payload.toString(), event.payload);
       assert.equal(rejection.letters[0]!.rule_id, RULE);
+    });
+
+    it("shared batches: two rules' actions on one target make one batch; a refused item of one dead-letters only it, counted for its rule", async () => {
+      const target = await adapter.target();
+      const r = await runnerFor(type, target, { max_items: 40, max_bytes: 64 * 1024 * 1024, max_delay_ms: 200 });
+      const other = r.bindRule('conformance_b');
+      const BAD = 33;
+      const bad = adapter.rejectable(BAD);
+      const [mine, theirs] = await Promise.all([
+        r.send(range(0, 20).map(goodRecord)),
+        r.send(
+          range(20, 20).map((i) => (i === BAD ? bad : goodRecord(i))),
+          other,
+        ),
+      ]);
+      assert.equal(r.writes[0]!.items, 40, "the first write holds both rules' items");
+      assert.deepEqual(
+        [...mine!, ...theirs!].map((s, i) => [i, s.outcome]),
+        range(0, 40).map((i) => [i, i === BAD ? 'dead_lettered' : 'stored']),
+      );
+      const letters = r.letters();
+      assert.deepEqual(
+        letters.map((l) => [l.rule_id, l.reason]),
+        [['conformance_b', 'rejected']],
+      );
+      assert.equal(theirs![BAD - 20]!.letter?.ruleId, 'conformance_b');
+      assert.equal(await r.counter('weir_sink_success_total', RULE), 20);
+      assert.equal(await r.counter('weir_sink_success_total', 'conformance_b'), 19);
+      assert.equal(await r.counter('weir_sink_dead_lettered_total', RULE), 0);
+      assert.equal(await r.counter('weir_sink_dead_lettered_total', 'conformance_b'), 1);
+      const stored = new Set(await target.stored(39));
+      assert.deepEqual(
+        range(0, 40).filter((i) => !stored.has(i)),
+        [BAD],
+        'every good record of both rules stored, the refused one not',
+      );
+      await r.close();
     });
 
     it('retry through an outage: the service stopped with writes pending, then started: all stored, retries counted, readiness down and up, nothing dead-lettered', async () => {

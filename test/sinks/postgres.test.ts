@@ -54,9 +54,19 @@ test('values shaped for their column: epoch ms into timestamps, objects into jso
   assert.equal(toColumnValue({ t: new WholeFloat(20) }, { sql: 'jsonb', category: 'U' }), '{"t":20}');
 });
 
-test('the ledger rides in the same statement as the rows, counting only rows really inserted', () => {
-  const sql = withLedger('INSERT INTO "t" ("a") SELECT * FROM unnest($1::int[]) ON CONFLICT DO NOTHING', 'weir_ledger', 2);
-  assert.match(sql, /^WITH ins AS \(INSERT INTO "t" .* ON CONFLICT DO NOTHING RETURNING 1\)/);
-  assert.match(sql, /SELECT \$2::text, \$3::text, \$4::text, \$5::text, count\(\*\), now\(\) FROM ins/);
-  assert.match(sql, /ON CONFLICT \(rule_id, sink, table_name, writer\) DO UPDATE SET rows = "weir_ledger"\.rows \+ EXCLUDED\.rows/);
+test('the ledger rides in the same statement as the rows, counting only rows really inserted, each rule apart', () => {
+  const one = withLedger(['INSERT INTO "t" ("a") SELECT * FROM unnest($1::int[]) ON CONFLICT DO NOTHING'], 'weir_ledger', 2);
+  assert.match(one, /^WITH i0 AS \(INSERT INTO "t" .* ON CONFLICT DO NOTHING RETURNING 1\)\n/);
+  assert.match(one, /SELECT v\.rule_id, \$2::text, \$3::text, \$4::text, v\.rows, now\(\) FROM \(VALUES \(\$5::text, \(SELECT count\(\*\) FROM i0\)\)\)/);
+  assert.match(one, /ON CONFLICT \(rule_id, sink, table_name, writer\) DO UPDATE SET rows = "weir_ledger"\.rows \+ EXCLUDED\.rows/);
+  // Two rules' rows in one batch: an insert each (their arrays numbered on), a ledger row each.
+  const t = { ruleId: 'r1', table: 't', columns: ['a'], onConflict: 'DO NOTHING' };
+  const types = new Map([['a', { sql: 'int', category: 'N' }]]);
+  const two = withLedger([insertSql('unnest', t, types, 3, 1), insertSql('unnest', t, types, 2, 2)], 'weir_ledger', 3);
+  assert.match(
+    two,
+    /^WITH i0 AS \(INSERT .* unnest\(\$1::int\[\]\) ON CONFLICT DO NOTHING RETURNING 1\), i1 AS \(INSERT .* unnest\(\$2::int\[\]\) ON CONFLICT DO NOTHING RETURNING 1\)\n/,
+  );
+  assert.match(two, /\(VALUES \(\$6::text, \(SELECT count\(\*\) FROM i0\)\), \(\$7::text, \(SELECT count\(\*\) FROM i1\)\)\)/);
+  assert.equal(insertSql('values', t, types, 2, 4), 'INSERT INTO "t" ("a") VALUES ($4), ($5) ON CONFLICT DO NOTHING');
 });

@@ -45,6 +45,9 @@ export function bindKafkaAction(action: KafkaAction, ruleId: string): BoundActio
   const roundRobin = action.partitioner === 'round_robin';
 
   return {
+    // The actions with this topic (or topic template) share a batch: each item carries its own
+    // topic, key, headers and partitioner mark, and write() groups a batch by topic anyway.
+    batchKey: `topic ${action.topic}`,
     encode({ record, event }: SinkInput): KafkaItem {
       const t = topicOf(record, event);
       const topic = typeof t === 'string' ? t : t === undefined || t === null ? '' : toStr(t);

@@ -41,7 +41,9 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     const templates = columns.map((c) => compileTemplate(action.columns[c]!));
     const target: PgTarget = { ruleId, table: action.table, columns, onConflict: action.on_conflict };
     return {
-      batchKey: action.table,
+      // Rows of every action with this table, these columns in this order and this on_conflict
+      // go in one statement, whichever rule they came from (write()).
+      batchKey: JSON.stringify([action.table, columns, action.on_conflict ?? null]),
       encode: ({ record, event }) => ({ target, values: templates.map((t) => t(record, event)) }),
       describe: (row) => Object.fromEntries(columns.map((c, i) => [c, row.values[i]])),
     };
@@ -78,39 +80,49 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
 
   async write(rows: PgRow[]): Promise<WriteResult> {
     if (rows.length === 0) return ALL_WRITTEN;
+    // Every row of a batch has the same table, columns and on_conflict (bind's batchKey), so
+    // the first row's target says how to insert them all.
     const target = rows[0]!.target;
+    const ledger = this.cfg.ledger === 'on';
     const types = await this.columnTypes(target);
     const colTypes = target.columns.map((c) => types.get(c)!);
-    let params: unknown[];
-    if (this.cfg.insert_mode === 'unnest') {
-      params = colTypes.map((t, j) =>
-        arrayLiteral(
-          rows.map((r) => r.values[j]),
-          t,
-        ),
-      );
-    } else {
-      params = [];
-      for (const r of rows) for (let j = 0; j < colTypes.length; j++) params.push(toColumnValue(r.values[j], colTypes[j]!));
+    // With the ledger, each rule's rows are inserted apart so that it counts each rule's (withLedger).
+    const groups = ledger ? byRule(rows) : [rows];
+    const params: unknown[] = [];
+    const firsts: number[] = [];
+    for (const g of groups) {
+      firsts.push(params.length + 1);
+      if (this.cfg.insert_mode === 'unnest') {
+        for (let j = 0; j < colTypes.length; j++)
+          params.push(
+            arrayLiteral(
+              g.map((r) => r.values[j]),
+              colTypes[j],
+            ),
+          );
+      } else {
+        for (const r of g) for (let j = 0; j < colTypes.length; j++) params.push(toColumnValue(r.values[j], colTypes[j]!));
+      }
     }
-    let sql = this.statements.get(target);
+    // One rule's batch (the usual case) has a statement text that unnest can reuse.
+    let sql = groups.length === 1 ? this.statements.get(target) : undefined;
     if (!sql) {
-      sql = insertSql(this.cfg.insert_mode, target, types, rows.length);
-      if (this.cfg.ledger === 'on') sql = withLedger(sql, LEDGER_TABLE, params.length + 1);
-      if (this.cfg.insert_mode === 'unnest') this.statements.set(target, sql);
+      const inserts = groups.map((g, i) => insertSql(this.cfg.insert_mode, target, types, g.length, firsts[i]));
+      sql = ledger ? withLedger(inserts, LEDGER_TABLE, params.length + 1) : inserts[0]!;
+      if (groups.length === 1 && this.cfg.insert_mode === 'unnest') this.statements.set(target, sql);
     }
     // Concurrent batches each take a writer slot of their own, so their ledger rows never lock
     // each other.
     const slot = this.freeSlots.pop() ?? this.nextSlot++;
-    if (this.cfg.ledger === 'on') params.push(target.ruleId, this.deps.name, target.table, `${this.deps.instance ?? 'weir'}/${slot}`);
+    if (ledger) params.push(this.deps.name, target.table, `${this.deps.instance ?? 'weir'}/${slot}`, ...groups.map((g) => g[0]!.target.ruleId));
     try {
       await this.requirePool().query(sql, params);
     } catch (err) {
       // A changed table (42xxx) may have new column types: look them up again next time, and
-      // build the statement, whose casts name them, again.
+      // build the statements, whose casts name them, again.
       if (classifyPgError(err) === 'fatal') {
         this.types.delete(target.table);
-        this.statements.delete(target);
+        for (const t of this.statements.keys()) if (t.table === target.table) this.statements.delete(t);
       }
       throw err;
     } finally {
@@ -167,4 +179,17 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
     }
     return p;
   }
+}
+
+/** A batch's rows by rule, in the order each rule first appears; the batch itself when it holds one rule's. */
+function byRule(rows: PgRow[]): PgRow[][] {
+  const first = rows[0]!.target.ruleId;
+  if (rows.every((r) => r.target.ruleId === first)) return [rows];
+  const groups = new Map<string, PgRow[]>();
+  for (const r of rows) {
+    const g = groups.get(r.target.ruleId);
+    if (g) g.push(r);
+    else groups.set(r.target.ruleId, [r]);
+  }
+  return [...groups.values()];
 }

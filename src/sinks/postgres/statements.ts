@@ -20,6 +20,7 @@ export interface ColumnType {
  * unnest: `INSERT … SELECT * FROM unnest($1::t1[], $2::t2[] …)` — one parameter per column,
  * whatever the batch size, so one prepared text serves every batch.
  * values: `INSERT … VALUES ($1,$2),($3,$4)…` — text depends on the row count.
+ * Placeholders start at `$first` (an insert after another's parameters, see withLedger).
  *
  * The unnest casts name the type without typmod (`character varying[]`, not
  * `character varying(5)[]`): an explicit cast to varchar(n), char(n), bit(n) or varbit(n) cuts a
@@ -28,32 +29,37 @@ export interface ColumnType {
  * either way (22003) and rounds to its scale either way. The typmod check costs the same per
  * value whichever does it; the cast stays one per array, not one per row.
  */
-export function insertSql(mode: 'unnest' | 'values', t: PgTarget, types: ReadonlyMap<string, ColumnType>, rows: number): string {
+export function insertSql(mode: 'unnest' | 'values', t: PgTarget, types: ReadonlyMap<string, ColumnType>, rows: number, first = 1): string {
   const cols = t.columns.map(quoteIdent).join(', ');
   const conflict = t.onConflict ? ` ON CONFLICT ${t.onConflict}` : '';
   if (mode === 'unnest') {
-    const arrays = t.columns.map((c, i) => `$${i + 1}::${types.get(c)!.sql}[]`).join(', ');
+    const arrays = t.columns.map((c, i) => `$${first + i}::${types.get(c)!.sql}[]`).join(', ');
     return `INSERT INTO ${quoteTable(t.table)} (${cols}) SELECT * FROM unnest(${arrays})${conflict}`;
   }
   const n = t.columns.length;
   const tuples: string[] = [];
   for (let r = 0; r < rows; r++) {
-    tuples.push(`(${t.columns.map((_, j) => `$${r * n + j + 1}`).join(', ')})`);
+    tuples.push(`(${t.columns.map((_, j) => `$${first + r * n + j}`).join(', ')})`);
   }
   return `INSERT INTO ${quoteTable(t.table)} (${cols}) VALUES ${tuples.join(', ')}${conflict}`;
 }
 
 /**
- * Wraps an insert so that the same statement — one transaction — also adds the number of rows it
- * really inserted (ON CONFLICT may skip some) to the ledger. The ledger's four key values are the
- * parameters after the insert's own `first - 1`.
+ * Wraps inserts, one per rule, so that the same statement — one transaction — also adds to the
+ * ledger the number of rows each rule really inserted (ON CONFLICT may skip some). A batch holds
+ * the rows of every rule writing the same table and columns (the action's batchKey); RETURNING
+ * cannot tell whose a row was, so each rule's rows have an insert of their own. The parameters
+ * after the inserts' own `first - 1`: sink, table, writer, then each insert's rule.
  */
-export function withLedger(insert: string, ledgerTable: string, first: number): string {
+export function withLedger(inserts: readonly string[], ledgerTable: string, first: number): string {
   const p = (i: number) => `$${first + i}`;
-  return `WITH ins AS (${insert} RETURNING 1)
-INSERT INTO ${quoteTable(ledgerTable)} (rule_id, sink, table_name, writer, rows, updated_at)
-SELECT ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, ${p(3)}::text, count(*), now() FROM ins
-ON CONFLICT (rule_id, sink, table_name, writer) DO UPDATE SET rows = ${quoteTable(ledgerTable)}.rows + EXCLUDED.rows, updated_at = EXCLUDED.updated_at`;
+  const ledger = quoteTable(ledgerTable);
+  const ctes = inserts.map((sql, i) => `i${i} AS (${sql} RETURNING 1)`).join(', ');
+  const counts = inserts.map((_, i) => `(${p(3 + i)}::text, (SELECT count(*) FROM i${i}))`).join(', ');
+  return `WITH ${ctes}
+INSERT INTO ${ledger} (rule_id, sink, table_name, writer, rows, updated_at)
+SELECT v.rule_id, ${p(0)}::text, ${p(1)}::text, ${p(2)}::text, v.rows, now() FROM (VALUES ${counts}) AS v(rule_id, rows)
+ON CONFLICT (rule_id, sink, table_name, writer) DO UPDATE SET rows = ${ledger}.rows + EXCLUDED.rows, updated_at = EXCLUDED.updated_at`;
 }
 
 /**

@@ -69,7 +69,9 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   }
 
   bind(action: PulsarAction): BoundAction<OutgoingMessage> {
-    return { encode: compileEncoder(action), describe: describeMessage };
+    // Every action of a Pulsar sink writes its one topic, and each message carries its own key,
+    // properties and event time: one batch stream for them all.
+    return { batchKey: 'topic', encode: compileEncoder(action), describe: describeMessage };
   }
 
   async connect(signal: AbortSignal): Promise<void> {
