@@ -12,7 +12,6 @@
 // Prints a table and writes bench/results/pulsar.json.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import WebSocket from 'ws';
 import { startMosquitto } from '../test/harness/mosquitto.js';
 import { tempDir, waitFor } from '../test/harness/process.js';
 import { startPulsar } from '../test/harness/pulsar.js';
@@ -36,56 +35,24 @@ import {
   type ReadBack,
   type TimedRun,
 } from './e2e.js';
+import { PARTITIONS, pulsarSinkYaml, readTopic, SIZE } from './pulsar-scenario.js';
 import { writeResult } from './report.js';
 
 const CONNECTIONS = 4;
-const SIZE = 1024;
-const PARTITIONS = 10;
 const TOPIC = 'persistent://public/default/telemetry';
 
 /**
- * Reads every partition from the earliest message until `total` arrived, then 1 s more
- * (duplicates); details the messages of each timed run. Also sums every payload read, to set against the topic's storage size.
- * Fails when nothing arrives for `stallMs`: the reader API delivers about 8,000 msg/s here, so a
- * fixed deadline would fail long runs (5,050,000 messages) that are still reading.
+ * Reads every message back (bench/pulsar-read-back.ts) and details those of each timed run; also
+ * sums every payload read, to set against the topic's storage size.
  */
-async function readBack(httpUrl: string, total: number, runs: TimedRun[], stallMs = 60_000): Promise<{ backs: ReadBack[]; rawBytes: number }> {
+async function readBack(httpUrl: string, total: number, runs: TimedRun[]): Promise<{ backs: ReadBack[]; rawBytes: number }> {
   const tally = new ReadTally(runs);
   let rawBytes = 0;
-  const sockets: WebSocket[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let lastRead = -1;
-      timer = setInterval(() => {
-        if (tally.read === lastRead) reject(new Error(`read ${tally.read} of ${total} messages, then nothing for ${stallMs} ms`));
-        lastRead = tally.read;
-      }, stallMs);
-      let done = false;
-      for (let p = 0; p < PARTITIONS; p++) {
-        const ws = new WebSocket(
-          `${httpUrl.replace(/^http/, 'ws')}/ws/v2/reader/${TOPIC.replace('://', '/')}-partition-${p}?messageId=earliest&receiverQueueSize=5000`,
-        );
-        sockets.push(ws);
-        ws.on('error', reject);
-        ws.on('message', (data) => {
-          const m = JSON.parse(data.toString()) as { messageId: string; payload: string; publishTime: string };
-          ws.send(JSON.stringify({ messageId: m.messageId }));
-          const payload = Buffer.from(m.payload, 'base64');
-          const v = JSON.parse(payload.toString()) as { device_id: string; seq: number; ts: number };
-          rawBytes += payload.length;
-          tally.add(v.device_id, v.seq, v.ts, Date.parse(m.publishTime));
-          if (!done && tally.read >= total) {
-            done = true;
-            setTimeout(resolve, 1_000);
-          }
-        });
-      }
-    });
-  } finally {
-    clearInterval(timer);
-    for (const ws of sockets) ws.terminate();
-  }
+  await readTopic(httpUrl, TOPIC, PARTITIONS, total, (payload, publishTime) => {
+    const v = JSON.parse(payload.toString()) as { device_id: string; seq: number; ts: number };
+    rawBytes += payload.length;
+    tally.add(v.device_id, v.seq, v.ts, publishTime);
+  });
   return { backs: tally.result(), rawBytes };
 }
 
@@ -108,17 +75,7 @@ export async function benchPulsar(): Promise<object> {
       clientId,
       connections: CONNECTIONS,
       dir,
-      sinkYaml: [
-        `type: pulsar`,
-        `service_url: ${pulsar.serviceUrl}`,
-        `admin_url: ${pulsar.httpUrl}`,
-        `topic: ${TOPIC}`,
-        'create_topic: if_missing',
-        `partitions: ${PARTITIONS}`,
-        'compression: zlib',
-      ]
-        .map((l) => `    ${l}`)
-        .join('\n'),
+      sinkYaml: pulsarSinkYaml(pulsar, TOPIC),
     });
     const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
     await waitFor(() => weir.ready(), 60_000, 'weir ready');

@@ -5,7 +5,9 @@
 // of 2,000 or 20 ms, ack after commit), with two sinks:
 //   (a) discard: a bench-only sink that encodes each output into its row as the PostgreSQL sink
 //       does and then drops the batch (bench/discard-weir.mjs; registered only in that process);
-//   (b) pg: the real PostgreSQL (fsync on, test/harness/postgres.ts), through bin/weir.js.
+//   (b) pg: the real PostgreSQL (fsync on, test/harness/postgres.ts), through bin/weir.js;
+//   (c) a sink with its own service, weir.yaml and payload size (SERVICE_SINKS below): pulsar
+//       (bench/standalone-pulsar.ts), read back afterwards.
 // A run ends when the stand-in has every PUBACK; with ack after commit that is every row stored.
 // weir runs compiled in its own process; its CPU (utime + stime) and RSS are read from /proc of
 // that process. Placement: weir alone on cpu 1; the stand-in (this process) and PostgreSQL on
@@ -27,6 +29,17 @@ import { parseMetrics, ROOT } from '../test/harness/weir.js';
 import { median, PLACEMENT, procStats, replaceOnce, rssMb, usPerMsg, weirNodeArgs } from './e2e.js';
 import { machine, printTable, writeResult } from './report.js';
 import { encodeRun, StandInBroker, type EncodedRun } from './stand-in-broker.js';
+import { startPulsarSink } from './standalone-pulsar.js';
+
+/** A sink with its own service: the weir.yaml that writes into it, its payload size, and how many distinct messages it holds. */
+export interface ServiceSink {
+  readonly size: number;
+  /** Writes weir.yaml and rules into `dir` for weir fed by `brokerUrl`; returns the weir.yaml path. */
+  config(dir: string, brokerUrl: string, httpPort: number): string;
+  stored(total: number): Promise<number>;
+  dispose(): Promise<void>;
+}
+const SERVICE_SINKS: Record<string, (connections: number) => Promise<ServiceSink>> = { pulsar: startPulsarSink };
 
 const SINKS = (process.env.STANDALONE_SINKS ?? 'discard,pg').split(',').filter(Boolean);
 const MESSAGES = Number(process.env.STANDALONE_MESSAGES ?? 400_000);
@@ -48,6 +61,8 @@ class Feed {
   private readonly seqs = new Uint32Array(DEVICES);
   private k = 0;
 
+  constructor(private readonly size: number) {}
+
   /** One run of `n` messages, dealt to the connections in turn, encoded. */
   encode(n: number): EncodedRun[] {
     const per = Array.from({ length: CONNECTIONS }, (_, c) => Math.floor(n / CONNECTIONS) + (c < n % CONNECTIONS ? 1 : 0));
@@ -57,7 +72,7 @@ class Feed {
         const device = this.k++ % DEVICES;
         const seq = ++this.seqs[device]!;
         const topic = RULES > 1 ? `device/${device}/telemetry${this.k % RULES}` : `device/${device}/telemetry`;
-        return { topic, payload: telemetrySample(String(device), seq, SIZE, ts) };
+        return { topic, payload: telemetrySample(String(device), seq, this.size, ts) };
       }),
     );
   }
@@ -71,7 +86,12 @@ interface Run {
   loadavg_1m: number;
 }
 
-async function startWeirOn(sink: string, broker: StandInBroker, pgUrl: string | undefined): Promise<{ svc: Service; httpPort: number; dir: string }> {
+async function startWeirOn(
+  sink: string,
+  broker: StandInBroker,
+  pgUrl: string | undefined,
+  service: ServiceSink | undefined,
+): Promise<{ svc: Service; httpPort: number; dir: string }> {
   const httpPort = await freePort();
   const dir = tempDir('standalone');
   // The shipped weir.yaml and rules/, with only the endpoints from the environment it reads.
@@ -86,7 +106,7 @@ async function startWeirOn(sink: string, broker: StandInBroker, pgUrl: string | 
     BENCH_MEMORY_PROBE: dir,
   };
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];
-  const config = RULES > 1 ? manyRules(dir) : join(ROOT, 'weir.yaml');
+  const config = service ? service.config(dir, broker.url, httpPort) : RULES > 1 ? manyRules(dir) : join(ROOT, 'weir.yaml');
   // Every run samples weir's heap (bench/memory-probe.mjs, 10 samples a second) into its directory.
   const args = ['--import', join(ROOT, 'bench/memory-probe.mjs'), ...weirNodeArgs(), ...entry, config];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.measured, process.execPath, ...args]] : [process.execPath, args];
@@ -121,12 +141,12 @@ async function metric(httpPort: number, name: string): Promise<number> {
 }
 
 /** Warm-up, then ROUNDS timed runs through the stand-in; weir's CPU and RSS from /proc of `pid`, and what it stored. */
-async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl: string | undefined) {
+async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl: string | undefined, service: ServiceSink | undefined, size: number) {
   // taskset execs node in place, so the pid is weir's own.
   await broker.whenSubscribed(CONNECTIONS);
   await new Promise((r) => setTimeout(r, 2_000));
   const rss_mb_idle_start = rssMb(pid);
-  const feed = new Feed();
+  const feed = new Feed(size);
   if (WARMUP > 0) await broker.send(feed.encode(WARMUP));
   const runs: Run[] = [];
   for (let r = 0; r < ROUNDS; r++) {
@@ -152,26 +172,33 @@ async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl
   const total = WARMUP + ROUNDS * MESSAGES;
   const stored = await metric(httpPort, 'weir_sink_success_total');
   const deadLettered = await metric(httpPort, 'weir_dead_letter_total');
-  const rows = pgUrl ? await countRows(pgUrl) : undefined;
+  const rows = pgUrl ? await countRows(pgUrl) : await service?.stored(total);
   return { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows };
 }
 
 async function benchSink(sink: string, broker: StandInBroker, pg: PostgresServer | undefined): Promise<Record<string, unknown>> {
   const pgUrl = sink === 'pg' && pg ? await freshDatabase(pg.url, 'standalone_pg') : undefined;
-  const weir = await startWeirOn(sink, broker, pgUrl);
+  const service = await SERVICE_SINKS[sink]?.(CONNECTIONS);
+  const size = service?.size ?? SIZE;
+  const weir = await startWeirOn(sink, broker, pgUrl, service).catch(async (err: unknown) => {
+    await service?.dispose();
+    throw err;
+  });
   const pid = weir.svc.proc.pid!;
   // weir is stopped whatever happens, so a failed run leaves no weir behind on the measured core.
   let driven: Awaited<ReturnType<typeof drive>>;
   try {
-    driven = await drive(broker, weir.httpPort, pid, pgUrl);
+    driven = await drive(broker, weir.httpPort, pid, pgUrl, service, size);
   } finally {
     await weir.svc.stop(30_000);
+    await service?.dispose();
   }
   const { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows } = driven;
   const memory = readMemoryProbe(join(weir.dir, `memory-${pid}.json`));
   const med = (f: (r: Run) => number) => Math.round(median(runs.map(f)) * 100) / 100;
   const result = {
     sink,
+    payload_bytes: size,
     messages: total,
     stored,
     dead_lettered: deadLettered,
@@ -228,7 +255,7 @@ export async function benchStandalone(): Promise<object> {
   const pg = SINKS.includes('pg') ? await startPostgres({ fsync: true }) : undefined;
   try {
     process.stdout.write(
-      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B over ${DEVICES} device topics, ${RULES} rule(s), after ${WARMUP} of warm-up\n`,
+      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/; pulsar: bench/pulsar.ts's) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B (pulsar: 1 KB) over ${DEVICES} device topics, ${RULES} rule(s), after ${WARMUP} of warm-up\n`,
     );
     const results = [];
     for (const sink of SINKS) results.push(await benchSink(sink, broker, pg));
