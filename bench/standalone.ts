@@ -2,7 +2,7 @@
 // encoded before each run, written over loopback by a stand-in broker in this process
 // (bench/stand-in-broker.ts: no routing, no queues, only as fast as weir's receive window allows)
 // into weir running the shipped weir.yaml and rules/ (4 connections, max_unacked 2,000, batches
-// of 2,000 or 20 ms, ack after commit), with two sinks:
+// of 2,000 or 20 ms, ack after commit), with one of these sinks:
 //   (a) discard: a bench-only sink that encodes each output into its row as the PostgreSQL sink
 //       does and then drops the batch (bench/discard-weir.mjs; registered only in that process);
 //   (b) pg: the real PostgreSQL (fsync on, test/harness/postgres.ts), through bin/weir.js;
@@ -13,7 +13,7 @@
 // that process. Placement: weir alone on cpu 1; the stand-in (this process) and PostgreSQL on
 // cpu 0 (BENCH_PIN=0: none).
 //
-// Knobs: STANDALONE_SINKS (default "discard,pg"), STANDALONE_MESSAGES per run (default 400,000),
+// Knobs: STANDALONE_SINKS (default "discard,pg"; also pulsar), STANDALONE_MESSAGES per run (default 400,000),
 // STANDALONE_ROUNDS (default 3), STANDALONE_WARMUP (default 100,000), STANDALONE_DEVICES (distinct
 // device topics, default 1,000), STANDALONE_RULES (below), BENCH_NO_BUILD=1, and BENCH_CPU_PROF / BENCH_NODE_ARGS as in
 // bench/e2e.ts.
