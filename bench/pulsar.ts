@@ -11,12 +11,12 @@
 // broker's WebSocket reader API (the Java client inside the broker decompresses the batches).
 // Prints a table and writes bench/results/pulsar.json.
 import { startPulsar } from '../test/harness/pulsar.js';
-import { readPartitions, storedBytes } from '../test/harness/pulsar-reader.js';
+import { storedBytes } from '../test/harness/pulsar-reader.js';
 import type { TimedRun } from './e2e/interleave.js';
 import { runMessageSinkBench } from './e2e/message-sink-bench.js';
 import { type ReadBack, ReadTally } from './e2e/read-back.js';
+import { PARTITIONS, pulsarSinkLines, readTopic, SIZE } from './pulsar-scenario.js';
 
-const PARTITIONS = 10;
 const TOPIC = 'persistent://public/default/telemetry';
 
 /**
@@ -27,11 +27,10 @@ const TOPIC = 'persistent://public/default/telemetry';
 async function readBack(httpUrl: string, total: number, runs: TimedRun[]): Promise<{ backs: ReadBack[]; rawBytes: number }> {
   const tally = new ReadTally(runs);
   let rawBytes = 0;
-  await readPartitions(httpUrl, TOPIC, PARTITIONS, (_partition, m) => {
-    const v = JSON.parse(m.payload.toString()) as { device_id: string; seq: number; ts: number };
-    rawBytes += m.payload.length;
-    tally.add(v.device_id, v.seq, v.ts, Date.parse(m.publishTime));
-    return tally.read >= total;
+  await readTopic(httpUrl, TOPIC, total, (payload, publishTime) => {
+    const v = JSON.parse(payload.toString()) as { device_id: string; seq: number; ts: number };
+    rawBytes += payload.length;
+    tally.add(v.device_id, v.seq, v.ts, publishTime);
   });
   return { backs: tally.result(), rawBytes };
 }
@@ -39,22 +38,14 @@ async function readBack(httpUrl: string, total: number, runs: TimedRun[]): Promi
 export function benchPulsar(): Promise<object> {
   return runMessageSinkBench({
     name: 'pulsar',
-    size: 1024,
+    size: SIZE,
     connections: 4,
     describe: `${PARTITIONS} partitions, zlib`,
     async start() {
       const pulsar = await startPulsar();
       return {
         port: Number(new URL(pulsar.serviceUrl).port),
-        sink: [
-          'type: pulsar',
-          `service_url: ${pulsar.serviceUrl}`,
-          `admin_url: ${pulsar.httpUrl}`,
-          `topic: ${TOPIC}`,
-          'create_topic: if_missing',
-          `partitions: ${PARTITIONS}`,
-          'compression: zlib',
-        ],
+        sink: pulsarSinkLines(pulsar, TOPIC),
         async readBack(total, runs) {
           const back = await readBack(pulsar.httpUrl, total, runs);
           const stored = await storedBytes(pulsar.httpUrl, TOPIC);

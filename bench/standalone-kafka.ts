@@ -40,7 +40,7 @@ export async function standaloneKafka(): Promise<ServiceSink> {
       writeFileSync(join(dir, 'weir.yaml'), stringifyYaml(config));
       return join(dir, 'weir.yaml');
     },
-    async readBack(total: number): Promise<number> {
+    async stored(total: number): Promise<number> {
       const seen = new Set<string>();
       const read = await readTopic(kafka.brokers, total, (v) => seen.add(`${v.device_id}/${v.seq}`));
       if (read !== seen.size) throw new Error(`kafka: ${read} records in the topic, ${seen.size} distinct: ${read - seen.size} duplicated`);

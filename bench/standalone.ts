@@ -2,18 +2,18 @@
 // encoded before each run, written over loopback by a stand-in broker in this process
 // (bench/stand-in-broker.ts: no routing, no queues, only as fast as weir's receive window allows)
 // into weir running the shipped weir.yaml and rules/ (4 connections, max_unacked 2,000, batches
-// of 2,000 or 20 ms, ack after commit), with two sinks:
+// of 2,000 or 20 ms, ack after commit), with one of these sinks:
 //   (a) discard: a bench-only sink that encodes each output into its row as the PostgreSQL sink
 //       does and then drops the batch (bench/discard-weir.mjs; registered only in that process);
 //   (b) pg: the real PostgreSQL (fsync on, test/harness/postgres.ts), through bin/weir.js;
-//   (c) a sink with its own service, set up by bench/standalone-<sink>.ts (SERVICE_SINKS below):
-//       kafka.
+//   (c) a sink with its own service, its weir.yaml and payload size, set up by
+//       bench/standalone-<sink>.ts (SERVICE_SINKS below) and read back afterwards: kafka, pulsar.
 // A run ends when the stand-in has every PUBACK; with ack after commit that is every row stored.
 // weir runs compiled in its own process; its CPU (utime + stime) and RSS are read from /proc of
 // that process. Placement: weir alone on cpu 1; the stand-in (this process) and the sink's
 // service (PostgreSQL, Kafka) on cpu 0 (BENCH_PIN=0: none).
 //
-// Knobs: STANDALONE_SINKS (default "discard,pg"), STANDALONE_MESSAGES per run (default 400,000),
+// Knobs: STANDALONE_SINKS (default "discard,pg"; also pulsar), STANDALONE_MESSAGES per run (default 400,000),
 // STANDALONE_ROUNDS (default 3), STANDALONE_WARMUP (default 100,000), STANDALONE_DEVICES (distinct
 // device topics, default 1,000), STANDALONE_RULES and STANDALONE_FANOUT (below), BENCH_NO_BUILD=1, and BENCH_CPU_PROF /
 // BENCH_NODE_ARGS as in bench/e2e/.
@@ -34,6 +34,7 @@ import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
 import { machine, printTable, writeResult } from './report.js';
 import { encodeRun, StandInBroker, type EncodedRun } from './stand-in-broker.js';
 import { standaloneKafka } from './standalone-kafka.js';
+import { startPulsarSink } from './standalone-pulsar.js';
 
 const SINKS = (process.env.STANDALONE_SINKS ?? 'discard,pg').split(',').filter(Boolean);
 const MESSAGES = Number(process.env.STANDALONE_MESSAGES ?? 400_000);
@@ -62,22 +63,26 @@ const SIZE = 200;
 /** The shipped weir.yaml's broker.connections. */
 const CONNECTIONS = 4;
 
-/** A sink's real service for the runs: weir's config writing into it, and a count read back from it afterwards. */
+/** A sink's real service for the runs: weir's config writing into it, its payload size, and a count read back from it afterwards. */
 export interface ServiceSink {
-  /** Writes weir.yaml and its rules into `dir` (the shipped ones, pointed at the service); returns weir.yaml's path. */
-  config(dir: string): string;
+  /** Payload bytes of its messages; SIZE when not given. */
+  readonly size?: number;
+  /** Writes weir.yaml and its rules into `dir` for weir fed by the stand-in at `brokerUrl`; returns weir.yaml's path. */
+  config(dir: string, brokerUrl: string, httpPort: number): string;
   /** How many distinct messages of the `total` sent the service holds. */
-  readBack(total: number): Promise<number>;
+  stored(total: number): Promise<number>;
   dispose(): Promise<void>;
 }
 
 /** Sinks with a service of their own, each started by its bench/standalone-<sink>.ts; weir runs through bin/weir.js. */
-const SERVICE_SINKS: Record<string, () => Promise<ServiceSink>> = { kafka: standaloneKafka };
+const SERVICE_SINKS: Record<string, (connections: number) => Promise<ServiceSink>> = { kafka: standaloneKafka, pulsar: startPulsarSink };
 
 /** The messages of every run so far: device k mod DEVICES, each device's seq counting on across runs (so PostgreSQL's rows stay distinct). */
 class Feed {
   private readonly seqs = new Uint32Array(DEVICES);
   private k = 0;
+
+  constructor(private readonly size: number) {}
 
   /** One run of `n` messages, dealt to the connections in turn, encoded. */
   encode(n: number): EncodedRun[] {
@@ -88,7 +93,7 @@ class Feed {
         const device = this.k++ % DEVICES;
         const seq = ++this.seqs[device]!;
         const topic = RULES > 1 ? `device/${device}/telemetry${this.k % RULES}` : `device/${device}/telemetry`;
-        return { topic, payload: telemetrySample(String(device), seq, SIZE, ts) };
+        return { topic, payload: telemetrySample(String(device), seq, this.size, ts) };
       }),
     );
   }
@@ -123,7 +128,7 @@ async function startWeirOn(
     BENCH_MEMORY_PROBE: dir,
   };
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];
-  const config = service ? service.config(dir) : RULES > 1 || FANOUT > 1 ? ruleCopies(dir) : join(ROOT, 'weir.yaml');
+  const config = service ? service.config(dir, broker.url, httpPort) : RULES > 1 || FANOUT > 1 ? ruleCopies(dir) : join(ROOT, 'weir.yaml');
   // Every run samples weir's heap (bench/memory-probe.mjs, 10 samples a second) into its directory.
   const args = ['--import', join(ROOT, 'bench/memory-probe.mjs'), ...weirNodeArgs(), ...entry, config];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.measured, process.execPath, ...args]] : [process.execPath, args];
@@ -186,12 +191,12 @@ async function metric(httpPort: number, name: string): Promise<number> {
 }
 
 /** Warm-up, then ROUNDS timed runs through the stand-in; weir's CPU and RSS from /proc of `pid`, and what it stored. */
-async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl: string | undefined, service: ServiceSink | undefined) {
+async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl: string | undefined, service: ServiceSink | undefined, size: number) {
   // taskset execs node in place, so the pid is weir's own.
   await broker.whenSubscribed(CONNECTIONS);
   await new Promise((r) => setTimeout(r, 2_000));
   const rss_mb_idle_start = rssMb(pid);
-  const feed = new Feed();
+  const feed = new Feed(size);
   if (WARMUP > 0) await broker.send(feed.encode(WARMUP));
   const runs: Run[] = [];
   for (let r = 0; r < ROUNDS; r++) {
@@ -218,7 +223,7 @@ async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl
   const total = WARMUP + ROUNDS * MESSAGES;
   const stored = await metric(httpPort, 'weir_sink_success_total');
   const deadLettered = await metric(httpPort, 'weir_dead_letter_total');
-  const rows = pgUrl ? await countRows(pgUrl) : await service?.readBack(total);
+  const rows = pgUrl ? await countRows(pgUrl) : await service?.stored(total);
   return { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows };
 }
 
@@ -229,20 +234,23 @@ async function benchSink(
   service: ServiceSink | undefined,
 ): Promise<Record<string, unknown>> {
   const pgUrl = sink === 'pg' && pg ? await databaseFor(pg) : undefined;
+  const size = service?.size ?? SIZE;
   const weir = await startWeirOn(sink, broker, pgUrl, service);
   const pid = weir.svc.proc.pid!;
   // weir is stopped whatever happens, so a failed run leaves no weir behind on the measured core.
   let driven: Awaited<ReturnType<typeof drive>>;
   try {
-    driven = await drive(broker, weir.httpPort, pid, pgUrl, service);
+    driven = await drive(broker, weir.httpPort, pid, pgUrl, service, size);
   } finally {
     await weir.svc.stop(30_000);
+    await service?.dispose();
   }
   const { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows } = driven;
   const memory = readMemoryProbe(join(weir.dir, `memory-${pid}.json`));
   const med = (f: (r: Run) => number) => Math.round(median(runs.map(f)) * 100) / 100;
   const result = {
     sink,
+    payload_bytes: size,
     messages: total,
     stored,
     dead_lettered: deadLettered,
@@ -304,11 +312,11 @@ export async function benchStandalone(): Promise<object> {
   const pg = SINKS.includes('pg') ? await startPostgres({ fsync: true }) : undefined;
   try {
     process.stdout.write(
-      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B over ${DEVICES} device topics, ${RULES > 1 ? `${RULES} rules, each message matching one` : FANOUT > 1 ? `${FANOUT} rules each matching every message, into ${FANOUT} tables` : '1 rule'}, after ${WARMUP} of warm-up\n`,
+      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/; pulsar: bench/pulsar.ts's) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B (pulsar: 1 KB) over ${DEVICES} device topics, ${RULES > 1 ? `${RULES} rules, each message matching one` : FANOUT > 1 ? `${FANOUT} rules each matching every message, into ${FANOUT} tables` : '1 rule'}, after ${WARMUP} of warm-up\n`,
     );
     const results = [];
     for (const sink of SINKS) {
-      const service = await SERVICE_SINKS[sink]?.();
+      const service = await SERVICE_SINKS[sink]?.(CONNECTIONS);
       try {
         results.push(await benchSink(sink, broker, pg, service));
       } finally {

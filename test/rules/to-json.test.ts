@@ -77,3 +77,12 @@ describe('toJson', () => {
     assert.equal(toJson(new Row()), '"row"');
   });
 });
+
+describe('toBytes of text (cut from a shared slab)', () => {
+  it('gives the bytes Buffer.from gives, for any string, and earlier cuts keep theirs', () => {
+    const samples = ['', 'x', 'é😀', '\ud800 lone', 'a'.repeat(11_000), 'y'.repeat(40_000)];
+    for (let i = 0; i < 600; i++) samples.push(`message ${i} ${'ü'.repeat(i * 7)}`);
+    const cut = samples.map((s) => toBytes(s));
+    for (const [i, s] of samples.entries()) assert.ok(cut[i]!.equals(Buffer.from(s, 'utf8')), `sample ${i}`);
+  });
+});

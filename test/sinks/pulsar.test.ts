@@ -28,7 +28,7 @@ import { decodeProto } from '../../src/sinks/pulsar/protocol/proto-reader.js';
 import { ProtoWriter } from '../../src/sinks/pulsar/protocol/proto-writer.js';
 import { javaStringHash, murmur3Hash, PartitionRouter } from '../../src/sinks/pulsar/routing.js';
 import { PulsarConfigSpec, PulsarActionSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
-import { PendingLimit } from '../../src/sinks/pulsar/transport.js';
+import { PendingLimit, type PendingSend } from '../../src/sinks/pulsar/transport.js';
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
@@ -179,44 +179,34 @@ describe('key hashing (vectors computed with independent implementations)', () =
 
 describe('max_pending', () => {
   const tick = () => new Promise((r) => setImmediate(r));
+  const msg = (name: string) => ({ payload: Buffer.from(name) });
   it("lets max sends through, hands a settled send's room to the next waiting one, and frees it before reporting", async () => {
-    const limit = new PendingLimit(2);
-    const finish: Array<(err?: Error) => void> = [];
+    const started: PendingSend[] = [];
+    const limit = new PendingLimit(2, (p) => started.push(p));
     const outcomes: Array<string> = [];
-    for (const name of ['a', 'b', 'c']) {
-      limit.run(
-        (done) => finish.push(done),
-        (err) => outcomes.push(`${name}:${err?.message ?? 'ok'}:${limit.outstanding}`),
-      );
-    }
+    for (const name of ['a', 'b', 'c']) limit.send(msg(name), (err) => outcomes.push(`${name}:${err?.message ?? 'ok'}:${limit.outstanding}`));
     await tick();
-    assert.equal(finish.length, 2, 'the third waits while two are outstanding');
+    assert.equal(started.length, 2, 'the third waits while two are outstanding');
     assert.equal(limit.waiting, 1);
-    finish[0]!();
+    started[0]!.settle();
     assert.deepEqual(outcomes, ['a:ok:2'], "a's room went to the waiting third");
     await tick();
-    assert.equal(finish.length, 3, 'the third starts once a room is free');
-    finish[2]!(new Error('refused'));
-    finish[1]!();
+    assert.equal(started.length, 3, 'the third starts once a room is free');
+    assert.equal(started[2]!.msg.payload.toString(), 'c');
+    started[2]!.settle(new Error('refused'));
+    started[1]!.settle();
     assert.deepEqual(outcomes, ['a:ok:2', 'c:refused:1', 'b:ok:0'], 'with nobody waiting, the room is free before the outcome is reported');
     assert.equal(limit.outstanding, 0);
   });
   it('reports each send once, and a send that throws as failed, giving its room back', async () => {
-    const limit = new PendingLimit(1);
+    const limit = new PendingLimit(1, (p) => {
+      if (p.msg.payload.toString() === 'throws') throw new Error('thrown');
+      p.settle();
+      p.settle(new Error('late'));
+    });
     const outcomes: string[] = [];
-    limit.run(
-      (done) => {
-        done();
-        done(new Error('late'));
-      },
-      (err) => outcomes.push(err?.message ?? 'ok'),
-    );
-    limit.run(
-      () => {
-        throw new Error('thrown');
-      },
-      (err) => outcomes.push(err?.message ?? 'ok'),
-    );
+    limit.send(msg('settles twice'), (err) => outcomes.push(err?.message ?? 'ok'));
+    limit.send(msg('throws'), (err) => outcomes.push(err?.message ?? 'ok'));
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(outcomes, ['ok', 'thrown']);
     assert.equal(limit.outstanding, 0);

@@ -27,46 +27,68 @@ export interface PulsarTransport {
   close(): Promise<void>;
 }
 
+/**
+ * One message a transport is sending: it holds a unit of max_pending room until it settles. An
+ * object rather than closures around the message (three of them per message before): it lives
+ * until the broker's receipt, through young-generation collections that copy whatever is alive.
+ */
+export class PendingSend {
+  private done: SendDone | undefined;
+
+  constructor(
+    readonly msg: OutgoingMessage,
+    done: SendDone,
+    private readonly limit: PendingLimit,
+  ) {
+    this.done = done;
+  }
+
+  /** Frees the room, then reports the outcome (nothing = stored); a second call is ignored. */
+  settle(err?: Error): void {
+    const done = this.done;
+    if (done === undefined) return;
+    this.done = undefined;
+    this.limit.release();
+    done(err);
+  }
+}
+
 /** A counting semaphore for max_pending: a send waits while that many messages are outstanding. */
 export class PendingLimit {
   private used = 0;
-  private readonly waiters: Array<() => void> = [];
+  private readonly waiters: PendingSend[] = [];
 
-  constructor(private readonly max: number) {}
+  /** `start` begins one send once there is room; the send settles it, and one that throws is settled as failed. */
+  constructor(
+    private readonly max: number,
+    private readonly start: (p: PendingSend) => void,
+  ) {}
 
-  /**
-   * Calls `send` once there is room, and `done` with its outcome once (a second call from `send`
-   * is ignored); the room is free again before `done` runs. A send that throws counts as failed.
-   */
-  run(send: (done: SendDone) => void, done: SendDone): void {
+  /** Sends `msg` once there is room; `done` is told its outcome once, after its room is free again. */
+  send(msg: OutgoingMessage, done: SendDone): void {
+    const p = new PendingSend(msg, done, this);
     if (this.used < this.max) {
       this.used++;
-      this.start(send, done);
+      this.begin(p);
     } else {
-      this.waiters.push(() => this.start(send, done));
+      this.waiters.push(p);
     }
   }
 
-  private start(send: (done: SendDone) => void, done: SendDone): void {
-    let settled = false;
-    const finish: SendDone = (err) => {
-      if (settled) return;
-      settled = true;
-      this.release();
-      done(err);
-    };
+  private begin(p: PendingSend): void {
     try {
-      send(finish);
+      this.start(p);
     } catch (err) {
-      finish(toError(err));
+      p.settle(toError(err));
     }
   }
 
-  private release(): void {
+  /** A send settled (PendingSend.settle): its room goes to the next waiting send, or is free. */
+  release(): void {
     const next = this.waiters.shift();
     // The waiter starts on its own microtask, not inside the outcome being reported (which may be
     // a producer walking its batch's messages).
-    if (next) queueMicrotask(next);
+    if (next) queueMicrotask(() => this.begin(next));
     else this.used--;
   }
 

@@ -19,7 +19,14 @@ export class NativeTransport implements PulsarTransport {
     private readonly log: Logger,
     private readonly load: () => Promise<PulsarClientModule> = () => loadPulsarClient(),
   ) {
-    this.limit = new PendingLimit(cfg.max_pending);
+    this.limit = new PendingLimit(cfg.max_pending, (p) => {
+      const producer = this.producer;
+      if (!producer) return p.settle(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
+      producer.send(NativeTransport.toNativeMessage(p.msg)).then(
+        () => p.settle(),
+        (err: unknown) => p.settle(toError(err)),
+      );
+    });
   }
 
   async connect(_signal: AbortSignal): Promise<void> {
@@ -41,14 +48,8 @@ export class NativeTransport implements PulsarTransport {
   }
 
   send(msg: OutgoingMessage, done: SendDone): void {
-    const producer = this.producer;
-    if (!producer) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
-    this.limit.run((sent) => {
-      producer.send(NativeTransport.toNativeMessage(msg)).then(
-        () => sent(),
-        (err: unknown) => sent(toError(err)),
-      );
-    }, done);
+    if (!this.producer) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
+    this.limit.send(msg, done);
   }
 
   async probe(_signal: AbortSignal): Promise<void> {

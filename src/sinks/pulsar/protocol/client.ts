@@ -6,7 +6,7 @@ import { serverError } from '../classify.js';
 import type { Logger } from '../../../log.js';
 import { PartitionRouter, type HashingScheme } from '../routing.js';
 import { parseServiceUrl } from '../service-url.js';
-import { PendingLimit, type OutgoingMessage, type PulsarTransport, type SendDone } from '../transport.js';
+import { PendingLimit, type OutgoingMessage, type PendingSend, type PulsarTransport, type SendDone } from '../transport.js';
 import { encodeLookup, encodePartitionedMetadata } from './commands.js';
 import { loadCompressor, type ProtocolCompression } from './compression.js';
 import { PulsarConnection } from './connection.js';
@@ -48,7 +48,7 @@ export class ProtocolTransport implements PulsarTransport {
     private readonly log: Logger,
   ) {
     this.service = parseServiceUrl(opts.serviceUrl);
-    this.limit = new PendingLimit(opts.maxPending);
+    this.limit = new PendingLimit(opts.maxPending, (p) => this.route(p));
   }
 
   /** The open connection to host:port, or one attempt to open it that concurrent callers share. */
@@ -132,8 +132,12 @@ export class ProtocolTransport implements PulsarTransport {
 
   send(msg: OutgoingMessage, done: SendDone): void {
     if (!this.router) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
-    const producer = this.producers[this.router.choose(msg.key)]!;
-    this.limit.run((sent) => producer.send(msg, sent), done);
+    this.limit.send(msg, done);
+  }
+
+  /** Hands a send that has its max_pending room to its partition's producer. */
+  private route(p: PendingSend): void {
+    this.producers[this.router!.choose(p.msg.key)]!.send(p);
   }
 
   async probe(_signal: AbortSignal): Promise<void> {

@@ -14,18 +14,23 @@
 //   snappy  the raw snappy block with its varint length (airlift SnappyRawCompressor), not the
 //           xerial framing Kafka uses nor the snappy stream format: kafkajs-snappy's compress,
 //           which is snappyjs's compress unchanged.
-// Where the codec allows it the work runs on libuv's thread pool (zlib; lz4, an napi-rs async
-// task), so that the event loop keeps serving ingest and the rules while a batch compresses: per
-// 64 KB batch the loop spends 136 µs on zlib's 705 and 30 µs on lz4's 117 (bench/pulsar-codecs.ts).
-// For a 1 KB batch the hop costs the loop more than lz4 itself (17 µs against 2 µs), but small
-// batches only form when the rate is low and the loop has time to spare.
+// lz4 runs on libuv's thread pool (an napi-rs async task), so that the event loop keeps serving
+// ingest and the rules while a batch compresses: per 64 KB batch the loop spends 30 µs on lz4's
+// 117 (bench/pulsar-codecs.ts). For a 1 KB batch the hop costs the loop more than lz4 itself
+// (17 µs against 2 µs), but small batches only form when the rate is low.
+// zlib runs on the calling thread (deflateSync). On the pool it cost more CPU than the deflate
+// itself: a 131 KB batch of 127 1 KB telemetry records (the producer's max_bytes) took 3.3-4.6 µs
+// of process CPU per message deflated asynchronously, 1.1-2.0 of them on the event loop, against
+// 2.3-2.6 µs synchronously (scratch measurement, 400 batches each way, 4 December). weir is sized
+// by its CPU per message (one core per replica; the standalone benchmark pins it to one), where
+// the pool's thread only competes with the loop; the loop is held ≈ 300 µs per full batch.
 // zstd (WebAssembly) and snappy (JavaScript) can only run on the calling thread: 402 and 250 µs
 // of the loop per 64 KB batch. Through the real broker (pulsar.perf.int.test.ts, 100,000 1 KB
-// messages, one run) they still wrote 129,500 and 155,300 msg/s against zlib's 94,900, with the
-// loop 97-98 % busy against 70 %: choose zlib or lz4 where ingest and the rules need the loop.
+// messages, one run) they still wrote 129,500 and 155,300 msg/s against zlib's 94,900 (then on the
+// pool), with the loop 97-98 % busy against 70 %: choose lz4 where ingest and the rules need the loop.
 // Codecs are loaded on first use, so a sink without compression loads none of them.
 import { createRequire } from 'node:module';
-import { deflate } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { loadZstd } from '../../zstd.js';
 import { CompressionCode } from './metadata.js';
 
@@ -44,7 +49,7 @@ const LZ4_SIZE_PREFIX = 4;
 
 const loaders: Record<ProtocolCompression, () => Promise<Compress>> = {
   none: async () => async (data) => data,
-  zlib: async () => (data) => new Promise((resolve, reject) => deflate(data, (err, out) => (err ? reject(err) : resolve(out)))),
+  zlib: async () => async (data) => deflateSync(data),
   lz4: async () => {
     const lz4 = await import('lz4-napi');
     return async (data) => (await lz4.compress(data)).subarray(LZ4_SIZE_PREFIX);

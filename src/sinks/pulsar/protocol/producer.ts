@@ -7,9 +7,9 @@ import { serverError } from '../classify.js';
 import { encodeCloseProducer, encodeProducer, encodeSend } from './commands.js';
 import { compressBatch, compressionCode, type ProtocolCompression } from './compression.js';
 import type { PulsarConnection, ProducerListener } from './connection.js';
-import type { SendDone } from '../transport.js';
+import type { PendingSend } from '../transport.js';
 import { payloadFrame } from './frame.js';
-import { encodeBatch, encodeMessageMetadata, type SingleMessage } from './metadata.js';
+import { encodeBatch, encodeMessageMetadata } from './metadata.js';
 
 export interface ProducerOptions {
   readonly compression: ProtocolCompression;
@@ -21,13 +21,8 @@ export interface ProducerOptions {
   readonly producerName?: string | undefined;
 }
 
-interface Pending {
-  readonly msg: SingleMessage;
-  readonly done: SendDone;
-}
-
 interface InFlight {
-  readonly items: Pending[];
+  readonly items: PendingSend[];
   readonly timer: NodeJS.Timeout;
 }
 
@@ -39,10 +34,10 @@ export class PartitionProducer implements ProducerListener {
   private producerId = 0;
   private producerName = '';
   private sequenceId = 0;
-  private queue: Pending[] = [];
+  private queue: PendingSend[] = [];
   private queueBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  private waiting: Pending[][] = [];
+  private waiting: PendingSend[][] = [];
   private opening: Promise<void> | undefined;
   private readonly inflight = new Map<number, InFlight>();
   private closing = false;
@@ -82,13 +77,14 @@ export class PartitionProducer implements ProducerListener {
     this.producerName = reply.producerName;
   }
 
-  /** Queues one message; `done` is called when the broker has stored it, or with why not. */
-  send(msg: SingleMessage, done: SendDone): void {
-    if (this.closing) return done(new WeirError('sink.pulsar.closed', 'producer closed'));
+  /** Queues one message; it is settled when the broker has stored it, or with why not. */
+  send(p: PendingSend): void {
+    if (this.closing) return p.settle(new WeirError('sink.pulsar.closed', 'producer closed'));
+    const msg = p.msg;
     // A batch stays within max_bytes unless one message alone is larger, so a batch of
     // messages that each fit never outgrows the broker's frame limit.
     if (this.queue.length > 0 && this.queueBytes + msg.payload.length > this.opts.maxBytes) this.flush();
-    this.queue.push({ msg, done });
+    this.queue.push(p);
     this.queueBytes += msg.payload.length;
     if (this.queue.length >= this.opts.maxMessages || this.queueBytes >= this.opts.maxBytes) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.opts.maxDelayMs);
@@ -121,7 +117,7 @@ export class PartitionProducer implements ProducerListener {
         const conn = this.conn;
         if (!conn || conn.closed) {
           const err = new WeirError('sink.pulsar.connection_lost', `Pulsar connection for ${this.topic} lost before the batch was sent`);
-          for (const b of batches) for (const p of b) p.done(err);
+          for (const b of batches) for (const p of b) p.settle(err);
           return;
         }
         for (const b of batches) this.sendBatch(conn, b);
@@ -129,16 +125,16 @@ export class PartitionProducer implements ProducerListener {
       (err: Error) => {
         const batches = this.waiting;
         this.waiting = [];
-        for (const b of batches) for (const p of b) p.done(err);
+        for (const b of batches) for (const p of b) p.settle(err);
       },
     );
   }
 
-  private sendBatch(conn: PulsarConnection, batch: Pending[]): void {
+  private sendBatch(conn: PulsarConnection, batch: PendingSend[]): void {
     const limit = conn.maxMessageSize - FRAME_SLACK;
     const items = batch.filter((p) => {
       if (p.msg.payload.length <= limit) return true;
-      p.done(new WeirError('sink.pulsar.message_too_large', `message of ${p.msg.payload.length} bytes exceeds the broker's limit of ${conn.maxMessageSize}`));
+      p.settle(new WeirError('sink.pulsar.message_too_large', `message of ${p.msg.payload.length} bytes exceeds the broker's limit of ${conn.maxMessageSize}`));
       return false;
     });
     if (items.length === 0) return;
@@ -190,7 +186,7 @@ export class PartitionProducer implements ProducerListener {
     if (!b) return;
     this.inflight.delete(sequenceId);
     clearTimeout(b.timer);
-    for (const p of b.items) p.done();
+    for (const p of b.items) p.settle();
   }
 
   onSendError(sequenceId: number, error: WeirError): void {
@@ -200,7 +196,7 @@ export class PartitionProducer implements ProducerListener {
     if (b) {
       this.inflight.delete(sequenceId);
       clearTimeout(b.timer);
-      for (const p of b.items) p.done(error);
+      for (const p of b.items) p.settle(error);
     }
     this.conn?.destroy(error);
   }
@@ -215,7 +211,7 @@ export class PartitionProducer implements ProducerListener {
     this.inflight.clear();
     for (const b of batches) {
       clearTimeout(b.timer);
-      for (const p of b.items) p.done(err);
+      for (const p of b.items) p.settle(err);
     }
   }
 
