@@ -41,7 +41,7 @@ import { parseMetrics, ROOT } from '../test/harness/weir.js';
 import { PLACEMENT, placeLoadListener, placeSelf } from './e2e/placement.js';
 import { procStats, usPerMsg } from './e2e/proc-stats.js';
 import { publish, type Published } from './e2e/publisher.js';
-import { MAX_UNACKED } from './e2e/settings.js';
+import { MAX_UNACKED, WEIR_LOG_LEVEL } from './e2e/settings.js';
 import { median, ratio } from './e2e/stats.js';
 import { weirNodeArgs } from './e2e/weir-config.js';
 import { machine, printTable, writeResult } from './report.js';
@@ -148,7 +148,7 @@ function startWeir(sink: string, mqttUrl: string, pgUrl: string | undefined, htt
     WEIR_HTTP_PORT: String(httpPort),
     WEIR_CLIENT_ID: 'bench-backlog',
     WEIR_DATA_DIR: dir,
-    WEIR_LOG_LEVEL: 'warn',
+    WEIR_LOG_LEVEL,
   };
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];
   return startService(process.execPath, [...weirNodeArgs(), ...entry, join(ROOT, 'weir.yaml')], join(dir, `weir-${sink}.log`), { cwd: ROOT, env });

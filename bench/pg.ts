@@ -31,7 +31,7 @@ import { interleave } from './e2e/interleave.js';
 import { listenerPid, placeLoadListener, placement, placeSelf } from './e2e/placement.js';
 import type { ReadBack } from './e2e/read-back.js';
 import { measuredFields, printInterleaved, resultHeader } from './e2e/results.js';
-import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, ROUNDS } from './e2e/settings.js';
+import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, ROUNDS, WEIR_LOG_LEVEL } from './e2e/settings.js';
 import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
 
 const CONNECTIONS = 4;
@@ -73,7 +73,7 @@ async function weirMode(
       ['  max_payload_bytes', `  ack: ${extra.ack ?? 'after_commit'}\n  max_payload_bytes`],
     ].reduce((text, [from, to]) => replaceOnce(text, from!, to!), files.config),
   };
-  const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
+  const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL }, compiled: true, nodeArgs: weirNodeArgs() });
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
   if (extra.afterMigrate) await query(pgUrl, extra.afterMigrate);
   const { ceilings, runs } = await interleave(

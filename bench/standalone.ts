@@ -28,6 +28,7 @@ import { freshDatabase, startPostgres, type PostgresServer } from '../test/harne
 import { freePort, startService, tempDir, waitFor, type Service } from '../test/harness/process.js';
 import { parseMetrics, ROOT } from '../test/harness/weir.js';
 import { PLACEMENT } from './e2e/placement.js';
+import { WEIR_LOG_LEVEL } from './e2e/settings.js';
 import { procStats, rssMb, usPerMsg } from './e2e/proc-stats.js';
 import { median } from './e2e/stats.js';
 import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
@@ -124,7 +125,7 @@ async function startWeirOn(
     WEIR_HTTP_PORT: String(httpPort),
     WEIR_CLIENT_ID: `standalone-${sink}`,
     WEIR_DATA_DIR: dir,
-    WEIR_LOG_LEVEL: 'warn',
+    WEIR_LOG_LEVEL,
     BENCH_MEMORY_PROBE: dir,
   };
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];

@@ -14,7 +14,7 @@ import { interleave, type TimedRun } from './interleave.js';
 import { listenerPid, placeLoadListener, placement, placeSelf } from './placement.js';
 import type { ReadBack } from './read-back.js';
 import { sinkResult } from './results.js';
-import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, ROUNDS } from './settings.js';
+import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, ROUNDS, WEIR_LOG_LEVEL } from './settings.js';
 import { weirNodeArgs } from './weir-config.js';
 
 /** The sink's server, started for the benchmark, and how weir and the reader reach it. */
@@ -66,7 +66,7 @@ export async function runMessageSinkBench(b: MessageSinkBench): Promise<object> 
       ruleId: 'telemetry_bench',
       dir,
     });
-    const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL: 'warn' }, compiled: true, nodeArgs: weirNodeArgs() });
+    const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL }, compiled: true, nodeArgs: weirNodeArgs() });
     await waitFor(() => weir.ready(), 60_000, 'weir ready');
     const { ceilings, runs } = await interleave({ weir, mqttUrl: mq.url, size: b.size, brokerPid, serverPid: listenerPid(server.port) }, ceiling);
     const total = await weir.metric('weir_sink_success_total');

@@ -33,3 +33,9 @@ export const CEILING_TOPICS = 'sample/%i/telemetry';
 export function weirSettings(): Record<string, number> {
   return { max_unacked: MAX_UNACKED, batch_max_items: BATCH.maxItems, batch_max_delay_ms: BATCH.maxDelayMs };
 }
+
+/**
+ * weir's log level in the benchmarks (BENCH_WEIR_LOG_LEVEL, default warn: a log line per retry
+ * would be measured too); debug shows each failed write and reconnect when a run looks wrong.
+ */
+export const WEIR_LOG_LEVEL = process.env.BENCH_WEIR_LOG_LEVEL ?? 'warn';
