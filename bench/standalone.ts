@@ -15,7 +15,8 @@
 //
 // Knobs: STANDALONE_SINKS (default "discard,pg"; also pulsar), STANDALONE_MESSAGES per run (default 400,000),
 // STANDALONE_ROUNDS (default 3), STANDALONE_WARMUP (default 100,000), STANDALONE_DEVICES (distinct
-// device topics, default 1,000), STANDALONE_RULES and STANDALONE_FANOUT (below), BENCH_NO_BUILD=1, and BENCH_CPU_PROF /
+// device topics, default 1,000), STANDALONE_RULES and STANDALONE_FANOUT (below), STANDALONE_IDLE_S
+// (idle RSS read this long after subscribing, default 30), BENCH_NO_BUILD=1, and BENCH_CPU_PROF /
 // BENCH_NODE_ARGS as in bench/e2e/.
 // Writes bench/results/standalone.json (standalone-rules<n>.json, standalone-fanout<n>.json with those knobs).
 import { execFileSync } from 'node:child_process';
@@ -42,6 +43,8 @@ const MESSAGES = Number(process.env.STANDALONE_MESSAGES ?? 400_000);
 const ROUNDS = Number(process.env.STANDALONE_ROUNDS ?? 3);
 const WARMUP = Number(process.env.STANDALONE_WARMUP ?? 100_000);
 const DEVICES = Number(process.env.STANDALONE_DEVICES ?? 1_000);
+/** Seconds after subscribing at which idle RSS is read, before any load (STANDALONE_IDLE_S). */
+const IDLE_S = Number(process.env.STANDALONE_IDLE_S ?? 30);
 /**
  * Rules (STANDALONE_RULES, default 1: the shipped rules/). With more, weir runs copies of the
  * shipped rule, rule k reading `device/+/telemetry<k>` only, and message i goes to
@@ -196,6 +199,10 @@ async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl
   // taskset execs node in place, so the pid is weir's own.
   await broker.whenSubscribed(CONNECTIONS);
   await new Promise((r) => setTimeout(r, 2_000));
+  const rss_mb_subscribed = rssMb(pid);
+  // Idle is read IDLE_S after subscribing: V8's memory reducer starts 8 s after start-up and then
+  // gives back the young generation that module loading grew (32 MB at 2 s, 1 MB after).
+  await new Promise((r) => setTimeout(r, Math.max(0, IDLE_S * 1000 - 2_000)));
   const rss_mb_idle_start = rssMb(pid);
   const feed = new Feed(size);
   if (WARMUP > 0) await broker.send(feed.encode(WARMUP));
@@ -225,7 +232,7 @@ async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl
   const stored = await metric(httpPort, 'weir_sink_success_total');
   const deadLettered = await metric(httpPort, 'weir_dead_letter_total');
   const rows = pgUrl ? await countRows(pgUrl) : await service?.stored(total);
-  return { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows };
+  return { rss_mb_subscribed, rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows };
 }
 
 async function benchSink(
@@ -246,7 +253,7 @@ async function benchSink(
     await weir.svc.stop(30_000);
     await service?.dispose();
   }
-  const { rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows } = driven;
+  const { rss_mb_subscribed, rss_mb_idle_start, runs, rss_mb_idle_after, total, stored, deadLettered, rows } = driven;
   const memory = readMemoryProbe(join(weir.dir, `memory-${pid}.json`));
   const med = (f: (r: Run) => number) => Math.round(median(runs.map(f)) * 100) / 100;
   const result = {
@@ -262,6 +269,7 @@ async function benchSink(
     weir_cpu_us_per_row: med((r) => r.weir_cpu_us_per_row),
     weir_msgs_per_cpu_s: Math.round(1e6 / med((r) => r.weir_cpu_us_per_msg)),
     weir_rss_mb_peak: Math.max(...runs.map((r) => r.weir_rss_mb_peak)),
+    weir_rss_mb_subscribed: rss_mb_subscribed,
     weir_rss_mb_idle_start: rss_mb_idle_start,
     weir_rss_mb_idle_after: rss_mb_idle_after,
     memory,
@@ -281,7 +289,7 @@ async function benchSink(
   );
   process.stdout.write(`  ${sink} heap: ${JSON.stringify(memory)}\n`);
   process.stdout.write(
-    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg${ROWS_PER_MSG > 1 ? ` (${result.weir_cpu_us_per_row} µs per row, ${ROWS_PER_MSG} rows a message)` : ''} of weir CPU (median of ${ROUNDS}); RSS idle ${rss_mb_idle_start} MB at start, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total * ROWS_PER_MSG}${rows === undefined ? '' : `, ${rows} ${pgUrl ? 'rows' : 'read back'}`}, ${deadLettered} dead-lettered\n`,
+    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg${ROWS_PER_MSG > 1 ? ` (${result.weir_cpu_us_per_row} µs per row, ${ROWS_PER_MSG} rows a message)` : ''} of weir CPU (median of ${ROUNDS}); RSS ${rss_mb_subscribed} MB 2 s after subscribing, idle ${rss_mb_idle_start} MB ${IDLE_S} s after, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total * ROWS_PER_MSG}${rows === undefined ? '' : `, ${rows} ${pgUrl ? 'rows' : 'read back'}`}, ${deadLettered} dead-lettered\n`,
   );
   const expected = total * ROWS_PER_MSG;
   if (stored !== expected || (rows !== undefined && rows !== expected) || deadLettered !== 0)
@@ -334,6 +342,7 @@ export async function benchStandalone(): Promise<object> {
       messages_per_run: MESSAGES,
       rounds: ROUNDS,
       warmup_messages: WARMUP,
+      idle_rss_read_after_s: IDLE_S,
       devices: DEVICES,
       rules: Math.max(RULES, FANOUT),
       rules_per_message: ROWS_PER_MSG,
