@@ -9,6 +9,7 @@
 // and the value carries the publish time (`ts`) the rule selected from the payload.
 // Prints a table and writes bench/results/kafka.json.
 import { startKafka } from '../test/harness/kafka.js';
+import { topicRecords } from '../test/harness/kafka-reader.js';
 import type { TimedRun } from './e2e/interleave.js';
 import { runMessageSinkBench } from './e2e/message-sink-bench.js';
 import { type ReadBack, ReadTally } from './e2e/read-back.js';
@@ -38,7 +39,17 @@ export function benchKafka(): Promise<object> {
         port: Number(kafka.brokers[0]!.split(':')[1]),
         sink: ['type: kafka', `brokers: ${JSON.stringify(kafka.brokers)}`],
         action: [`topic: ${TOPIC}`],
-        readBack: async (total, runs) => ({ backs: await readBack(kafka.brokers, total, runs), extra: { partitions: PARTITIONS, compression: 'none' } }),
+        async readBack(total, runs) {
+          const backs = await readBack(kafka.brokers, total, runs);
+          // The broker's own count, beside what the reader saw: records beyond weir's success
+          // counter are duplicates in the topic, whatever the reader did.
+          const inTopic = await topicRecords(kafka.brokers, TOPIC);
+          return {
+            backs,
+            extra: { partitions: PARTITIONS, compression: 'none', records_in_topic: inTopic, weir_sink_success: total },
+            note: `${inTopic} records in the topic (its offsets), ${total} written by weir's count: ${inTopic - total} beyond it`,
+          };
+        },
         dispose: () => kafka.dispose(),
       };
     },

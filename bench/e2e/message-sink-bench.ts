@@ -14,7 +14,7 @@ import { interleave, type TimedRun } from './interleave.js';
 import { listenerPid, placeLoadListener, placement, placeSelf } from './placement.js';
 import type { ReadBack } from './read-back.js';
 import { sinkResult } from './results.js';
-import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, ROUNDS, WEIR_LOG_LEVEL } from './settings.js';
+import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, QUIET_MS, ROUNDS, WARMUP, WEIR_LOG_LEVEL } from './settings.js';
 import { weirNodeArgs } from './weir-config.js';
 
 /** The sink's server, started for the benchmark, and how weir and the reader reach it. */
@@ -61,6 +61,7 @@ export async function runMessageSinkBench(b: MessageSinkBench): Promise<object> 
       connections: b.connections,
       shareGroup: 'bench',
       maxUnacked: MAX_UNACKED,
+      broker: QUIET_MS === undefined ? undefined : [`reconnect: { quiet_ms: ${QUIET_MS} }`],
       sink: [...server.sink, BATCH_YAML, 'max_in_flight: 4'],
       action: server.action,
       ruleId: 'telemetry_bench',
@@ -70,6 +71,11 @@ export async function runMessageSinkBench(b: MessageSinkBench): Promise<object> 
     await waitFor(() => weir.ready(), 60_000, 'weir ready');
     const { ceilings, runs } = await interleave({ weir, mqttUrl: mq.url, size: b.size, brokerPid, serverPid: listenerPid(server.port) }, ceiling);
     const total = await weir.metric('weir_sink_success_total');
+    // What the broker delivered to weir, beside what was published (warm-up included): more is
+    // the broker's redelivery, which at-least-once allows and the read-back counts as duplicates.
+    const received = await weir.metric('weir_ingest_received_total');
+    const published = WARMUP + runs.reduce((n, r) => n + r.published.published, 0);
+    process.stdout.write(`  weir received ${received} messages from the broker of ${published} published (${received - published} more)\n`);
     await weir.stop();
     await ceiling.close();
     await endSessions(mq.url, clientId, b.connections);

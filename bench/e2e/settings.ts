@@ -39,3 +39,11 @@ export function weirSettings(): Record<string, number> {
  * would be measured too); debug shows each failed write and reconnect when a run looks wrong.
  */
 export const WEIR_LOG_LEVEL = process.env.BENCH_WEIR_LOG_LEVEL ?? 'warn';
+
+/**
+ * weir's broker.reconnect.quiet_ms in the message-sink benchmarks (BENCH_QUIET_MS; unset: weir's
+ * default). With the default, weir's connections go quiet during a ceiling run and reconnect to
+ * their sessions, after which Mosquitto 2.0.11 delivered 60 % of a run's messages twice
+ * (docs/benchmarks.md, kafka); 0 turns the watch off to measure without that.
+ */
+export const QUIET_MS = process.env.BENCH_QUIET_MS;
