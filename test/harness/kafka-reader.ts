@@ -11,9 +11,9 @@ const { Kafka, logLevel } = kafkajs;
  * Hands every record of `topic` to `onRecord` once until it answers true (enough), as readUntil
  * ends a read. A record is handed over once per offset: when the group rebalances during a long
  * read (a batch handler slower than the session timeout), kafkajs hands a partition back from its
- * last committed offset, and records read before would otherwise be counted again as duplicates —
- * which a read of a million records did (622,713 of them, none in the topic). A duplicate that
- * weir wrote has an offset of its own and is handed over.
+ * last committed offset, and records read before would otherwise be counted again as duplicates.
+ * A duplicate that weir wrote has an offset of its own and is handed over; topicRecords gives the
+ * broker's own count to check a read against.
  */
 export async function readTopic(brokers: string[], topic: string, onRecord: (partition: number, m: KafkaMessage) => boolean, stallMs = 60_000): Promise<void> {
   const consumer = new Kafka({ clientId: 'weir-test-reader', brokers, logLevel: logLevel.NOTHING }).consumer({
