@@ -28,6 +28,7 @@ import { insertPaths } from './pg-insert-paths.js';
 import { printTable, writeResult } from './report.js';
 import { CeilingSubscriber } from './e2e/ceiling.js';
 import { interleave } from './e2e/interleave.js';
+import { receivedByWeir } from './e2e/received.js';
 import { listenerPid, placeLoadListener, placement, placeSelf } from './e2e/placement.js';
 import type { ReadBack } from './e2e/read-back.js';
 import { measuredFields, printInterleaved, resultHeader } from './e2e/results.js';
@@ -81,6 +82,7 @@ async function weirMode(
     ceiling,
     rounds,
   );
+  const received = await receivedByWeir(weir, runs);
   await weir.stop();
   await endSessions(mqttUrl, clientId, CONNECTIONS);
   // Each run's rows, by publish time (ts) inside its publisher's window; received_at is the
@@ -106,7 +108,7 @@ async function weirMode(
   }
   const fields = measuredFields(ceilings, runs, backs);
   printInterleaved(mode, fields);
-  return { mode, ...fields };
+  return { mode, ...fields, ...received };
 }
 
 /** The modes of each variant: name, rounds, settings. */

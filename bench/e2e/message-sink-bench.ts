@@ -13,8 +13,9 @@ import { CeilingSubscriber } from './ceiling.js';
 import { interleave, type TimedRun } from './interleave.js';
 import { listenerPid, placeLoadListener, placement, placeSelf } from './placement.js';
 import type { ReadBack } from './read-back.js';
+import { receivedByWeir } from './received.js';
 import { sinkResult } from './results.js';
-import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, QUIET_MS, ROUNDS, WARMUP, WEIR_LOG_LEVEL } from './settings.js';
+import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, QUIET_MS, ROUNDS, WEIR_LOG_LEVEL } from './settings.js';
 import { weirNodeArgs } from './weir-config.js';
 
 /** The sink's server, started for the benchmark, and how weir and the reader reach it. */
@@ -71,16 +72,12 @@ export async function runMessageSinkBench(b: MessageSinkBench): Promise<object> 
     await waitFor(() => weir.ready(), 60_000, 'weir ready');
     const { ceilings, runs } = await interleave({ weir, mqttUrl: mq.url, size: b.size, brokerPid, serverPid: listenerPid(server.port) }, ceiling);
     const total = await weir.metric('weir_sink_success_total');
-    // What the broker delivered to weir, beside what was published (warm-up included): more is
-    // the broker's redelivery, which at-least-once allows and the read-back counts as duplicates.
-    const received = await weir.metric('weir_ingest_received_total');
-    const published = WARMUP + runs.reduce((n, r) => n + r.published.published, 0);
-    process.stdout.write(`  weir received ${received} messages from the broker of ${published} published (${received - published} more)\n`);
+    const received = await receivedByWeir(weir, runs);
     await weir.stop();
     await ceiling.close();
     await endSessions(mq.url, clientId, b.connections);
     const back = await server.readBack(total, runs);
-    const result = sinkResult(b.name, b.size, ceilings, runs, back.backs, back.extra);
+    const result = sinkResult(b.name, b.size, ceilings, runs, back.backs, { ...back.extra, ...received });
     if (back.note) process.stdout.write(`  ${back.note}\n`);
     writeResult(b.name, result);
     return result;
