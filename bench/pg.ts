@@ -32,7 +32,7 @@ import { receivedByWeir } from './e2e/received.js';
 import { listenerPid, placeLoadListener, placement, placeSelf } from './e2e/placement.js';
 import type { ReadBack } from './e2e/read-back.js';
 import { measuredFields, printInterleaved, resultHeader } from './e2e/results.js';
-import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, ROUNDS, WEIR_LOG_LEVEL } from './e2e/settings.js';
+import { BATCH_YAML, DEVICES, MAX_UNACKED, MESSAGES, PUB_CLIENTS, QUIET_MS, ROUNDS, WEIR_LOG_LEVEL } from './e2e/settings.js';
 import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
 
 const CONNECTIONS = 4;
@@ -66,6 +66,7 @@ async function weirMode(
     ...files,
     config: [
       ['max_unacked: 5000', `max_unacked: ${MAX_UNACKED}`],
+      ['reconnect: { min_ms: 100, max_ms: 1000 }', `reconnect: { min_ms: 100, max_ms: 1000, quiet_ms: ${QUIET_MS} }`],
       ['batch: { max_items: 1000, max_delay_ms: 10 }', BATCH_YAML],
       [
         '    connect_timeout_ms: 2000',

@@ -62,7 +62,7 @@ export async function runMessageSinkBench(b: MessageSinkBench): Promise<object> 
       connections: b.connections,
       shareGroup: 'bench',
       maxUnacked: MAX_UNACKED,
-      broker: QUIET_MS === undefined ? undefined : [`reconnect: { quiet_ms: ${QUIET_MS} }`],
+      broker: [`reconnect: { quiet_ms: ${QUIET_MS} }`],
       sink: [...server.sink, BATCH_YAML, 'max_in_flight: 4'],
       action: server.action,
       ruleId: 'telemetry_bench',
