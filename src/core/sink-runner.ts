@@ -183,10 +183,10 @@ export class SinkRunner {
   }
 
   private submit(batch: Entry[]): void {
-    for (const e of batch) {
-      e.action.counters.queuing.dec();
-      e.action.counters.inflight.inc();
-    }
+    byAction(batch, (a, n) => {
+      a.counters.queuing.dec(n);
+      a.counters.inflight.inc(n);
+    });
     void this.queue.add(() => this.writeBatch(batch, 1));
   }
 
@@ -218,13 +218,12 @@ export class SinkRunner {
     // Up only when the sink took something: a result that asks to retry every item is an outage.
     if (result.retry.length < batch.length) for (const rule of rulesOf(batch)) this.health.wrote(rule);
     const failed = result.retry.length || result.rejected.length ? new Set<number>([...result.retry, ...result.rejected.map((r) => r.index)]) : undefined;
-    for (let i = 0; i < batch.length; i++) {
-      if (failed?.has(i)) continue;
-      const e = batch[i]!;
-      e.action.counters.success.inc();
-      e.action.counters.inflight.dec();
-      e.waiter.itemDone('stored', e.action);
-    }
+    const stored = failed ? batch.filter((_, i) => !failed.has(i)) : batch;
+    byAction(stored, (a, n) => {
+      a.counters.success.inc(n);
+      a.counters.inflight.dec(n);
+    });
+    for (const e of stored) e.waiter.itemDone('stored', e.action);
     for (const r of result.rejected) await this.deadLetter([batch[r.index]!], 'rejected', r.error, true);
     if (result.retry.length) {
       await this.retryLater(
@@ -284,6 +283,23 @@ export class SinkRunner {
 }
 
 /** The rules whose items a batch holds (one, unless actions of several rules share the stream). */
+/**
+ * Calls `each` with every run of consecutive entries of one action and its length: a batch is
+ * usually one action's, and a counter moved once per run instead of once per item keeps the
+ * shared batches' per-action counting off the per-item path.
+ */
+function byAction(entries: readonly Entry[], each: (action: ActionHandle, n: number) => void): void {
+  let run = 0;
+  for (let i = 0; i < entries.length; i++) {
+    run++;
+    const a = entries[i]!.action;
+    if (entries[i + 1]?.action !== a) {
+      each(a, run);
+      run = 0;
+    }
+  }
+}
+
 function rulesOf(batch: readonly Entry[]): string[] {
   const first = batch[0]?.ruleId;
   if (first === undefined) return [];
