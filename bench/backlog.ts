@@ -34,7 +34,7 @@ import { BrokerSpec, type BrokerConfig } from '../src/config/schema.js';
 import { MqttSession } from '../src/core/mqtt-session.js';
 import { silentLogger } from '../src/log.js';
 import { countRows } from '../test/e2e/fixtures.js';
-import { startMosquitto } from '../test/harness/mosquitto.js';
+import { benchBrokerVersion, startBenchMosquitto } from './e2e/broker.js';
 import { freshDatabase, startPostgres } from '../test/harness/postgres.js';
 import { freePort, startService, tempDir, waitFor, type Service } from '../test/harness/process.js';
 import { parseMetrics, ROOT } from '../test/harness/weir.js';
@@ -236,7 +236,7 @@ export async function benchBacklog(): Promise<object> {
   // weir runs compiled, as in production; BENCH_NO_BUILD=1 skips the build.
   if (process.env.BENCH_NO_BUILD !== '1') execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   placeSelf();
-  const mosquitto = await startMosquitto();
+  const mosquitto = await startBenchMosquitto();
   placeLoadListener(mosquitto.port);
   const pg = SINKS.includes('pg') ? await startPostgres({ fsync: true }) : undefined;
   const ceiling = new CountingClient(mosquitto.url);
@@ -302,6 +302,7 @@ export async function benchBacklog(): Promise<object> {
       placement: PLACEMENT
         ? `Mosquitto and the publisher on cpu ${PLACEMENT.load}; weir, PostgreSQL and the counting client on cpu ${PLACEMENT.measured}`
         : 'none',
+      broker: benchBrokerVersion(),
       backlog: BACKLOG,
       rounds: ROUNDS,
       payload_bytes: SIZE,

@@ -10,7 +10,7 @@ import { BrokerSpec, type BrokerConfig } from '../src/config/schema.js';
 import { MqttSession } from '../src/core/mqtt-session.js';
 import { silentLogger } from '../src/log.js';
 import { publishLoad } from '../test/harness/load/publisher.js';
-import { startMosquitto } from '../test/harness/mosquitto.js';
+import { startBenchMosquitto } from './e2e/broker.js';
 import { machine, printTable, writeResult } from './report.js';
 
 const COMMIT_MS = 20;
@@ -42,7 +42,7 @@ async function measure(url: string, topic: string, subscribe: (onMsg: () => void
 }
 
 export async function benchIngest(): Promise<object> {
-  const mq = await startMosquitto();
+  const mq = await startBenchMosquitto();
   try {
     const mqttJs = await measure(mq.url, 'mqttjs', async (onMsg) => {
       const c = committer();

@@ -19,7 +19,7 @@
 //   2. the insert paths into a hypertable, and into a hypertable's compressed chunk (late rows).
 // Writes bench/results/pg-timescaledb.json.
 import { execFileSync } from 'node:child_process';
-import { startMosquitto } from '../test/harness/mosquitto.js';
+import { benchBrokerVersion, startBenchMosquitto } from './e2e/broker.js';
 import { freshDatabase, startPostgres } from '../test/harness/postgres.js';
 import { waitFor } from '../test/harness/process.js';
 import { ROOT, startWeir } from '../test/harness/weir.js';
@@ -138,7 +138,7 @@ export async function benchPg(variant: keyof typeof VARIANTS = 'pg'): Promise<ob
   // weir runs compiled, as in production (tsx's transform would be measured otherwise).
   execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   placeSelf();
-  const mq = await startMosquitto();
+  const mq = await startBenchMosquitto();
   const brokerPid = placeLoadListener(mq.port);
   const server = await startPostgres({ fsync: true, timescaledb });
   try {
@@ -146,7 +146,7 @@ export async function benchPg(variant: keyof typeof VARIANTS = 'pg'): Promise<ob
     process.stdout.write(
       `${variant} bench: ${ROUNDS} × ${MESSAGES} messages of 200 B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${CONNECTIONS} connections\n`,
     );
-    process.stdout.write(`  placement: ${placement()}\n`);
+    process.stdout.write(`  placement: ${placement()}\n  broker: ${benchBrokerVersion()}\n`);
     const ceiling = await CeilingSubscriber.start(mq.url, SIZE, CONNECTIONS, brokerPid);
     // The default (ack after commit, unnest) over ROUNDS runs; the alternatives once each.
     const modes: ModeResult[] = [];

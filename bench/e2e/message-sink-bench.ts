@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { endSessions, messageSinkFiles } from '../../test/e2e/fixtures.js';
-import { startMosquitto } from '../../test/harness/mosquitto.js';
+import { benchBrokerVersion, startBenchMosquitto } from './broker.js';
 import { tempDir, waitFor } from '../../test/harness/process.js';
 import { ROOT, startWeir } from '../../test/harness/weir.js';
 import { writeResult } from '../report.js';
@@ -46,13 +46,13 @@ export interface MessageSinkBench {
 export async function runMessageSinkBench(b: MessageSinkBench): Promise<object> {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
   placeSelf();
-  const mq = await startMosquitto();
+  const mq = await startBenchMosquitto();
   const brokerPid = placeLoadListener(mq.port);
   const server = await b.start();
   const dir = tempDir(`bench-${b.name}`);
   try {
     process.stdout.write(
-      `${b.name} bench: ${ROUNDS} × ${MESSAGES} messages of ${b.size} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${b.connections} connections, ${b.describe}\n  placement: ${placement()}\n`,
+      `${b.name} bench: ${ROUNDS} × ${MESSAGES} messages of ${b.size} B, QoS 1, ${PUB_CLIENTS} publishers over ${DEVICES} device topics, weir with ${b.connections} connections, ${b.describe}\n  placement: ${placement()}\n  broker: ${benchBrokerVersion()}\n`,
     );
     const ceiling = await CeilingSubscriber.start(mq.url, b.size, b.connections, brokerPid);
     const clientId = `bench-${b.name}`;

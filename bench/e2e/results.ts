@@ -1,6 +1,7 @@
 // A benchmark's result: the fields every end-to-end result has (pg.json's), the header saying how
 // and where it ran, and the table printed beside it.
 import { machine, printTable } from '../report.js';
+import { benchBrokerVersion } from './broker.js';
 import type { CeilingRun } from './ceiling.js';
 import { bracketedRatios, runRate, type TimedRun } from './interleave.js';
 import { placement } from './placement.js';
@@ -119,6 +120,7 @@ export function resultHeader(bench: string, size: number, rounds: number): Recor
     at: new Date().toISOString(),
     machine: machine(),
     placement: placement(),
+    broker: benchBrokerVersion(),
     weir_settings: weirSettings(),
     messages_per_run: MESSAGES,
     rounds,

@@ -25,7 +25,14 @@ export interface MosquittoBroker extends BrokerProcess {
 
 const BINARY_CANDIDATES = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'];
 
+/** Debian's package's binary (installed by startMosquitto when missing). */
+export function mosquittoBinary(): string {
+  return BINARY_CANDIDATES.find((b) => existsSync(b)) ?? BINARY_CANDIDATES[0]!;
+}
+
 export interface StartMosquittoOptions {
+  /** Run this binary instead of Debian's package (the benchmarks' build, mosquitto-build.ts). */
+  bin?: string;
   /** Serve TLS on the listener with these PEM files (the URL becomes mqtts://). */
   tls?: { cafile: string; certfile: string; keyfile: string };
   /** Require this user (password_file is generated with mosquitto_passwd). */
@@ -42,8 +49,8 @@ export interface StartMosquittoOptions {
 export const AUTOSAVE_S = 1;
 
 export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<MosquittoBroker> {
-  await ensureDebianPackage('mosquitto', BINARY_CANDIDATES);
-  const bin = BINARY_CANDIDATES.find((b) => existsSync(b))!;
+  if (!opts.bin) await ensureDebianPackage('mosquitto', BINARY_CANDIDATES);
+  const bin = opts.bin ?? mosquittoBinary();
   const dir = tempDir('mosquitto');
   const port = await freePort();
   const conf = join(dir, 'mosquitto.conf');
