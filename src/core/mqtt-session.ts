@@ -15,7 +15,7 @@ import { BROKER_SCHEMES } from '../config/broker-url.js';
 import type { BrokerConfig } from '../config/schema.js';
 import { redactUrl, type Logger } from '../log.js';
 import { AckWindow, type Settlement } from './ack-path.js';
-import { PacketReader } from './packet-reader.js';
+import { isFastPublish, PacketReader } from './packet-reader.js';
 
 export interface InboundMessage {
   readonly topic: string;
@@ -339,17 +339,24 @@ export class MqttSession {
 
   private onPublish(p: IPublishPacket, sock: net.Socket): void {
     this.events.onReceived?.();
-    this.lastReceivedAt = Date.now();
+    const now = Date.now();
+    this.lastReceivedAt = now;
     this.knockAgain = true;
-    const msg: InboundMessage = {
-      topic: p.topic,
-      payload: typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload,
-      qos: p.qos,
-      retain: p.retain,
-      dup: p.dup,
-      properties: p.properties,
-      receivedAt: Date.now(),
-    };
+    let msg: InboundMessage;
+    if (isFastPublish(p)) {
+      p.receivedAt = now;
+      msg = p;
+    } else {
+      msg = {
+        topic: p.topic,
+        payload: typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload,
+        qos: p.qos,
+        retain: p.retain,
+        dup: p.dup,
+        properties: p.properties,
+        receivedAt: now,
+      };
+    }
     const window = this.window!;
     const settlement = window.admit(p.qos, p.messageId, this.cfg.ack === 'on_receive');
     if (window.full) sock.pause();
