@@ -93,7 +93,7 @@ class CountingClient {
           const now = Date.now();
           if (this.count++ === 0) this.first = now;
           this.last = now;
-          settle();
+          settle.release();
         },
         silentLogger,
       );

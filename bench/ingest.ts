@@ -76,8 +76,8 @@ export async function benchIngest(): Promise<object> {
           0,
           (_m, settle) => {
             onMsg();
-            if (ackOnReceive) settle();
-            else c.add(settle);
+            if (ackOnReceive) settle.release();
+            else c.add(() => settle.release());
           },
           silentLogger,
         );

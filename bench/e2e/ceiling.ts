@@ -57,7 +57,7 @@ export class CeilingSubscriber {
         (_m, settle) => {
           sub.count++;
           sub.last = Date.now();
-          settle();
+          settle.release();
         },
         silentLogger,
       );

@@ -1,8 +1,8 @@
 // The ack path, in one place. A message is admitted to its connection's window (AckWindow.admit),
-// which decides what settling it means: a PUBACK owed in arrival order, or (QoS 0, `ack:
-// on_receive`) only a place given back. The pipeline hands each message a Settlement, which
-// counts what the message produced that is not durable yet (one hold per action output and per
-// dead letter) and settles the message when the last of them is stored or dead-lettered; the
+// which decides what settling it means: a PUBACK owed in arrival order (a Slot), or (QoS 0, `ack:
+// on_receive`) only a place given back. Either is a Settlement, which the pipeline uses to count
+// what the message produced that is not durable yet (one hold per action output and per dead
+// letter) and which settles the message when the last of them is stored or dead-lettered; the
 // window then writes the PUBACKs that are in order, together, once the synchronous run ends.
 //
 // The window holds the unacked QoS 1 messages of one connection, in arrival order. A message
@@ -15,14 +15,9 @@ import type { Socket } from 'node:net';
 import type { RuleCounters } from '../metrics/names.js';
 import type { DeadLetter } from '../sinks/types.js';
 
-export interface Slot {
-  readonly messageId: number;
-  readonly qos: 1 | 2;
-  done: boolean;
-}
-
 export class AckWindow {
-  private slots: Slot[] = [];
+  /** Arrival order; an acked slot's place is emptied, so the slot dies young (see flush). */
+  private slots: (Slot | undefined)[] = [];
   private head = 0;
   private dead = false;
   private flushScheduled = false;
@@ -59,32 +54,31 @@ export class AckWindow {
   }
 
   /**
-   * Takes a received message in and returns what settles it, to be called once its outputs are
+   * Takes a received message in and returns what settles it, released once its outputs are
    * durable: its PUBACK in turn (QoS 1 with `ack: after_store`), or, for a message acked now
    * (`ack: on_receive`) or never (QoS 0), the release of its place in the window.
    */
-  admit(qos: 0 | 1 | 2, messageId: number | undefined, ackOnReceive: boolean): () => void {
+  admit(qos: 0 | 1 | 2, messageId: number | undefined, ackOnReceive: boolean): Settlement {
     if (qos === 0 || ackOnReceive) {
       if (qos !== 0) this.ackNow(messageId!, qos);
       return this.hold();
     }
-    const slot = this.push(messageId!, qos);
-    return () => this.settle(slot);
+    return this.push(messageId!, qos);
   }
 
   /**
    * Counts a message that needs no ack to wait (QoS 0, or already acked with `ack: on_receive`)
-   * until its outputs are durable; the returned function, called once, releases it.
+   * until its outputs are durable; releasing the returned settlement gives its place back, once.
    */
-  hold(): () => void {
+  hold(): Settlement {
     this.unackedHeld++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.unackedHeld--;
-      if (this.hasRoom) this.onRoom();
-    };
+    return new HeldPlace(this);
+  }
+
+  /** Gives back the place of a message held by hold(). */
+  unhold(): void {
+    this.unackedHeld--;
+    if (this.hasRoom) this.onRoom();
   }
 
   /**
@@ -101,7 +95,7 @@ export class AckWindow {
   }
 
   push(messageId: number, qos: 1 | 2): Slot {
-    const slot: Slot = { messageId, qos, done: false };
+    const slot = new Slot(this, messageId, qos);
     this.slots.push(slot);
     return slot;
   }
@@ -144,6 +138,10 @@ export class AckWindow {
       out.writeUInt16BE(s.messageId, 4 * i + 2);
     }
     this.socket.write(out);
+    // Let go of the acked slots now: kept until the prefix is dropped below, thousands of them
+    // lived through young-generation collections and were promoted (npm run bench -- standalone,
+    // discard: 25 -> 80 bytes promoted per message once the slot was also the settlement).
+    for (let i = first; i < this.head; i++) this.slots[i] = undefined;
     // Drop the acked prefix now and then, not on every ack.
     if (this.head > 4096 && this.head * 2 > this.slots.length) {
       this.slots = this.slots.slice(this.head);
@@ -192,23 +190,21 @@ export type Settle = (outcome: MessageOutcome) => void;
 
 const NO_LETTERS: readonly DeadLetter[] = Object.freeze([]);
 
-/** The outcome of a message no rule reads. */
-export const NOTHING: MessageOutcome = Object.freeze({ stored: 0, letters: NO_LETTERS });
-
 /**
- * One message on its way: counts what it produced that is not durable yet, and settles (PUBACKs)
- * the message when the last of it is. One object per message rather than a closure per rule and
- * per action: a message lives until its batches commit, and what it holds is what the garbage
- * collector copies (measured: 1.3 KB held per message in flight, a quarter of it closures). It is
- * also the outcome handed to `settle`, so reporting how the message ended allocates nothing.
+ * One message on its way: counts what it produced that is not durable yet, and settles the message
+ * when the last of it is. The one who takes a message in makes it (with one hold, which the
+ * pipeline releases once it has handed the message on): the ack window makes a Slot, so that the
+ * slot that orders the message's PUBACK is also what counts its outputs. One object per message
+ * rather than a closure per rule and per action, or a slot, a closure settling it and a settlement
+ * apart: a message lives until its batches commit, and what it holds is what the garbage collector
+ * copies (docs/benchmarks.md, memory: 232 bytes per message in flight were these four objects). It
+ * is also the outcome reported, so reporting how the message ended allocates nothing.
  */
-export class Settlement implements ItemWaiter, MessageOutcome {
+export abstract class Settlement implements ItemWaiter, MessageOutcome {
   private pending = 1;
   stored = 0;
   /** Allocated only for a message that has a dead letter (rare). */
   private dead: DeadLetter[] | undefined;
-
-  constructor(private readonly settle: Settle) {}
 
   get letters(): readonly DeadLetter[] {
     return this.dead ?? NO_LETTERS;
@@ -218,9 +214,13 @@ export class Settlement implements ItemWaiter, MessageOutcome {
     this.pending++;
   }
 
+  /** Releases one hold; the last one settles the message. Releasing more often than held does nothing more. */
   release(): void {
-    if (--this.pending === 0) this.settle(this);
+    if (--this.pending === 0) this.settled();
   }
+
+  /** Everything the message produced is durable (called once). */
+  protected abstract settled(): void;
 
   /** A dead letter of this message is durable. */
   deadLettered(letter: DeadLetter): void {
@@ -237,5 +237,44 @@ export class Settlement implements ItemWaiter, MessageOutcome {
       if (letter) this.deadLettered(letter);
     }
     this.release();
+  }
+}
+
+/** A QoS 1 message waiting for its PUBACK, in its window's arrival order. */
+export class Slot extends Settlement {
+  done = false;
+
+  constructor(
+    private readonly window: AckWindow,
+    readonly messageId: number,
+    readonly qos: 1 | 2,
+  ) {
+    super();
+  }
+
+  protected settled(): void {
+    this.window.settle(this);
+  }
+}
+
+/** A message held in its window without an ack to wait for (see AckWindow.hold). */
+class HeldPlace extends Settlement {
+  constructor(private readonly window: AckWindow) {
+    super();
+  }
+
+  protected settled(): void {
+    this.window.unhold();
+  }
+}
+
+/** A settlement that calls `settle` with the outcome, for one who takes messages in without a window (`weir dlq replay`). */
+export class CallbackSettlement extends Settlement {
+  constructor(private readonly settle: Settle) {
+    super();
+  }
+
+  protected settled(): void {
+    this.settle(this);
   }
 }

@@ -1,20 +1,39 @@
 // A received PUBLISH as the event EMQX's rule SQL reads: `id`, `clientid`, `topic`, `qos`, `flags`,
 // `payload`, `timestamp`, `pub_props`, `node`. Rules never modify the event, so what every message
 // shares (flag combinations, empty properties) is one frozen object.
+//
+// An event lives from its PUBLISH until its batch commits, and young-generation collections copy
+// it (and then promote it) while it waits, so it holds as little as it can (docs/benchmarks.md,
+// memory): what is the same for every event of a factory (`node`, `event`, the id's prefix) and
+// what is derived (`publish_received_at`) are getters on a prototype, and `id` is made from the
+// event's sequence number only when something reads it; few rules do, and making it for every
+// message cost a string and the garbage of formatting it (about 200 bytes).
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from '../config/schema.js';
 import type { RuleEvent } from '../rules/types.js';
 import type { InboundMessage } from './mqtt-session.js';
 
+type Flags = Readonly<{ retain: boolean; dup: boolean }>;
+
 export class EventFactory {
-  /** Message ids are this process's random prefix and a counter: unique without a clock. */
-  private readonly idPrefix = randomBytes(6).toString('hex');
   private seq = 0;
+  private readonly Event: new (
+    seq: number,
+    clientid: string | undefined,
+    topic: string,
+    qos: number,
+    flags: Flags,
+    payload: Buffer,
+    timestamp: number,
+    pub_props: Record<string, unknown>,
+  ) => RuleEvent;
 
   constructor(
     private readonly broker: BrokerConfig,
-    private readonly node: string,
-  ) {}
+    node: string,
+  ) {
+    this.Event = eventClass(node);
+  }
 
   event(msg: InboundMessage): RuleEvent {
     const props = msg.properties;
@@ -25,21 +44,70 @@ export class EventFactory {
       const v = userProps[pc.user_property];
       clientid = Array.isArray(v) ? v[0] : v;
     }
-    if (clientid === undefined && pc.topic_level) clientid = msg.topic.split('/')[pc.topic_level - 1];
-    return {
-      id: `${this.idPrefix}${(this.seq++).toString(16).padStart(10, '0')}`,
+    if (clientid === undefined && pc.topic_level) clientid = topicLevel(msg.topic, pc.topic_level);
+    return new this.Event(
+      this.seq++,
       clientid,
-      topic: msg.topic,
-      qos: msg.qos,
-      flags: FLAGS[msg.retain ? 1 : 0]![msg.dup ? 1 : 0]!,
-      payload: msg.payload,
-      timestamp: msg.receivedAt,
-      publish_received_at: msg.receivedAt,
-      pub_props: props ? pubProps(props) : NO_PROPS,
-      node: this.node,
-      event: 'message.publish',
-    };
+      msg.topic,
+      msg.qos,
+      FLAGS[msg.retain ? 1 : 0]![msg.dup ? 1 : 0]!,
+      msg.payload,
+      msg.receivedAt,
+      props ? pubProps(props) : NO_PROPS,
+    );
   }
+}
+
+/**
+ * The event class of one factory: `node` and the id's prefix live on its prototype. Ids are this
+ * factory's random prefix and the event's sequence number: unique without a clock, and the same
+ * string each time an event's id is read.
+ */
+function eventClass(node: string) {
+  const idPrefix = randomBytes(6).toString('hex');
+  return class PublishEvent implements RuleEvent {
+    constructor(
+      private readonly seq: number,
+      readonly clientid: string | undefined,
+      readonly topic: string,
+      readonly qos: number,
+      readonly flags: Flags,
+      readonly payload: Buffer,
+      readonly timestamp: number,
+      readonly pub_props: Record<string, unknown>,
+    ) {}
+
+    get id(): string {
+      return `${idPrefix}${this.seq.toString(16).padStart(10, '0')}`;
+    }
+
+    get publish_received_at(): number {
+      return this.timestamp;
+    }
+
+    get node(): string {
+      return node;
+    }
+
+    get event(): string {
+      return 'message.publish';
+    }
+  };
+}
+
+/**
+ * Level `level` (1-based) of a topic, as `topic.split('/')[level - 1]` gives it, without making
+ * every level a string: undefined when the topic has fewer levels.
+ */
+export function topicLevel(topic: string, level: number): string | undefined {
+  let start = 0;
+  for (let i = 1; i < level; i++) {
+    const slash = topic.indexOf('/', start);
+    if (slash < 0) return undefined;
+    start = slash + 1;
+  }
+  const end = topic.indexOf('/', start);
+  return topic.slice(start, end < 0 ? topic.length : end);
 }
 
 /** The four flag combinations, shared by every message. */

@@ -14,8 +14,8 @@ import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet';
 import { BROKER_SCHEMES } from '../config/broker-url.js';
 import type { BrokerConfig } from '../config/schema.js';
 import { redactUrl, type Logger } from '../log.js';
-import { AckWindow } from './ack-path.js';
-import { PacketReader } from './packet-reader.js';
+import { AckWindow, type Settlement } from './ack-path.js';
+import { isFastPublish, PacketReader } from './packet-reader.js';
 
 export interface InboundMessage {
   readonly topic: string;
@@ -35,8 +35,8 @@ export interface InboundMessage {
  */
 export type SessionMode = 'persistent' | 'transient';
 
-/** Called for every message; `settle` must be called exactly once, when it may be acked. */
-export type MessageHandler = (msg: InboundMessage, settle: () => void) => void;
+/** Called for every message; `settlement`'s first hold must be released once, when it may be acked. */
+export type MessageHandler = (msg: InboundMessage, settlement: Settlement) => void;
 
 export interface SessionEvents {
   onState?(connected: boolean): void;
@@ -339,21 +339,28 @@ export class MqttSession {
 
   private onPublish(p: IPublishPacket, sock: net.Socket): void {
     this.events.onReceived?.();
-    this.lastReceivedAt = Date.now();
+    const now = Date.now();
+    this.lastReceivedAt = now;
     this.knockAgain = true;
-    const msg: InboundMessage = {
-      topic: p.topic,
-      payload: typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload,
-      qos: p.qos,
-      retain: p.retain,
-      dup: p.dup,
-      properties: p.properties,
-      receivedAt: Date.now(),
-    };
+    let msg: InboundMessage;
+    if (isFastPublish(p)) {
+      p.receivedAt = now;
+      msg = p;
+    } else {
+      msg = {
+        topic: p.topic,
+        payload: typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload,
+        qos: p.qos,
+        retain: p.retain,
+        dup: p.dup,
+        properties: p.properties,
+        receivedAt: now,
+      };
+    }
     const window = this.window!;
-    const settle = window.admit(p.qos, p.messageId, this.cfg.ack === 'on_receive');
+    const settlement = window.admit(p.qos, p.messageId, this.cfg.ack === 'on_receive');
     if (window.full) sock.pause();
-    this.handler(msg, settle);
+    this.handler(msg, settlement);
   }
 
   private onClose(sock: net.Socket): void {

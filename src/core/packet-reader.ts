@@ -4,7 +4,20 @@
 // whole. Why: mqtt-packet copies each packet through a BufferList and calls its debug logger a
 // dozen times per packet; that was the largest single cost of weir's ingest (profile in
 // docs/benchmarks.md), and a PUBLISH's layout is small and fixed (MQTT 3.1.1 §3.3, MQTT 5 §3.3).
-import mqttPacket, { type Packet } from 'mqtt-packet';
+import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet';
+import type { InboundMessage } from './mqtt-session.js';
+
+/**
+ * A PUBLISH this reader decoded: already the shape of the message the session hands on (its
+ * payload a Buffer, no properties), so that the session stamps its receipt time on it instead of
+ * copying it into a second object per message (docs/benchmarks.md, memory).
+ */
+export type FastPublish = IPublishPacket & InboundMessage & { payload: Buffer; receivedAt: number };
+
+/** True for a PUBLISH this reader decoded itself. */
+export function isFastPublish(p: IPublishPacket): p is FastPublish {
+  return 'receivedAt' in p;
+}
 
 const PUBLISH = 3;
 /** MQTT caps the remaining length at four varint bytes (268,435,455). */
@@ -85,7 +98,7 @@ export class PacketReader {
       pos += 1;
     }
     if (pos > end) return false;
-    this.onPacket({
+    const p: FastPublish = {
       cmd: 'publish',
       topic: data.toString('utf8', body + 2, body + 2 + topicLen),
       payload: data.subarray(pos, end),
@@ -94,7 +107,10 @@ export class PacketReader {
       dup: (flags & 8) === 8,
       messageId,
       length: end - body,
-    });
+      properties: undefined,
+      receivedAt: 0,
+    };
+    this.onPacket(p);
     return true;
   }
 

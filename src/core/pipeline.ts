@@ -14,7 +14,7 @@ import type { DeadLetter } from '../sinks/types.js';
 import { letterFor, type DeadLetterQueue } from './dead-letter.js';
 import type { InboundMessage } from './mqtt-session.js';
 import { TopicRouter } from './router.js';
-import { NOTHING, Settlement, type Settle } from './ack-path.js';
+import type { Settlement } from './ack-path.js';
 import { EventFactory } from './event.js';
 import type { ActionHandle, SinkRunner } from './sink-runner.js';
 
@@ -78,17 +78,19 @@ export class Pipeline {
     this.rules = next;
   }
 
-  /** Handles one message; calls `settle` once everything it produced is durable. */
-  handle(msg: InboundMessage, settle: Settle): void {
+  /**
+   * Handles one message; `settlement` (made with one hold by whoever took the message in, see
+   * ack-path.ts) settles once everything the message produced is durable. Releases that first hold.
+   */
+  handle(msg: InboundMessage, settlement: Settlement): void {
     const m = this.metrics;
     const rules = this.router.match(msg.topic);
     if (rules.length === 0) {
       m.ingestNoRule.inc();
-      settle(NOTHING);
+      settlement.release();
       return;
     }
     const event = this.events.event(msg);
-    const settlement = new Settlement(settle);
     if (msg.payload.length > this.broker.max_payload_bytes) {
       settlement.hold();
       const error = `payload of ${msg.payload.length} bytes exceeds broker.max_payload_bytes (${this.broker.max_payload_bytes})`;

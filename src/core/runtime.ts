@@ -65,7 +65,7 @@ export class Runtime {
     );
     for (const sc of cfg.sinks.values()) this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal));
     this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log);
-    this.connections = new BrokerConnections(cfg.broker, (msg, settle) => this.pipeline.handle(msg, settle), this.metrics, log, opts.session);
+    this.connections = new BrokerConnections(cfg.broker, (msg, settlement) => this.pipeline.handle(msg, settlement), this.metrics, log, opts.session);
   }
 
   get httpPort(): number | undefined {

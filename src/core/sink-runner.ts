@@ -34,7 +34,6 @@ class Entry {
     readonly event: SinkInput['event'],
     /** The action the item came from: its counters, its dead letters, its rule. */
     readonly action: ActionHandle,
-    readonly bytes: number,
     readonly waiter: ItemWaiter,
   ) {}
 
@@ -152,7 +151,7 @@ export class SinkRunner {
    */
   enqueue(handle: ActionHandle, record: SinkInput['record'], event: SinkInput['event'], bytes: number, waiter: ItemWaiter): void {
     handle.counters.matched.inc();
-    const entry = new Entry(record, event, handle, bytes, waiter);
+    const entry = new Entry(record, event, handle, waiter);
     try {
       entry.item = handle.bound.encode(entry as SinkInput);
     } catch (err) {

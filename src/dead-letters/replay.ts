@@ -15,7 +15,7 @@ import type { RuleConfig, WeirConfig } from '../config/load.js';
 import { besideConfig } from '../core/dead-letter-place.js';
 import { DeadLetterQueue, reducedLetter, type DeadLetterStore } from '../core/dead-letter.js';
 import type { InboundMessage } from '../core/mqtt-session.js';
-import type { MessageOutcome } from '../core/ack-path.js';
+import { CallbackSettlement, type MessageOutcome } from '../core/ack-path.js';
 import { Pipeline } from '../core/pipeline.js';
 import { SinkRunner } from '../core/sink-runner.js';
 import { errorText } from '../errors.js';
@@ -166,7 +166,7 @@ class Replayer {
       properties: undefined,
       receivedAt: letter.receivedAt,
     };
-    return new Promise((resolve) => pipeline.handle(msg, resolve));
+    return new Promise((resolve) => pipeline.handle(msg, new CallbackSettlement(resolve)));
   }
 
   /** Writes the outcome onto the letter, with the letters the replay produced; a refused letter is written reduced. */

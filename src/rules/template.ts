@@ -4,6 +4,7 @@
 // the record first, then in the event (`${clientid}`, `${topic}`, `${payload.x}`).
 import { parseJson } from './json-floats.js';
 import { decodeJson, payloadText } from './context.js';
+import { isEventField } from './event-fields.js';
 import { getIndex, getKey } from './paths.js';
 import type { OutputRecord, RuleEvent } from './types.js';
 import { toStr } from './to-str.js';
@@ -89,7 +90,8 @@ function eventValue(event: RuleEvent, path: readonly PathStep[]): unknown {
     }
     return walk(decoded, path, 1);
   }
-  if (!Object.hasOwn(event, root)) return undefined;
+  // An event field may be a getter (core/event.ts makes `id` only when it is read).
+  if (!isEventField(root) && !Object.hasOwn(event, root)) return undefined;
   return walk((event as unknown as Record<string, unknown>)[root], path, 1);
 }
 

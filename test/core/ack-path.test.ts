@@ -90,11 +90,11 @@ test('messages held without an ack (QoS 0, ack: on_receive) count against max un
   assert.equal(w.size, 1, 'held messages are not unacked ones');
   assert.equal(w.held, 4);
   assert.equal(w.full, true);
-  releases[0]!();
-  releases[0]!();
+  releases[0]!.release();
+  releases[0]!.release();
   assert.equal(w.held, 3, 'a release counts once');
   assert.equal(rooms, 0, 'no room above half');
-  releases[1]!();
+  releases[1]!.release();
   assert.equal(w.hasRoom, true);
   assert.equal(rooms, 1);
 });
@@ -153,4 +153,26 @@ test('abandoning the connection counts acks taken at receipt that were not writt
   assert.equal(w.abandon(), 2, 'both were pending');
   await tick();
   assert.deepEqual(acks(), [], 'nothing is written on a dead connection');
+});
+
+test('an admitted message is acked only when the last hold of its settlement is released, once', async () => {
+  const { socket, acks } = recordingSocket();
+  const w = new AckWindow(10, socket, () => {});
+  const s = w.admit(1, 5, false);
+  s.hold(); // an action output on its way
+  s.hold(); // a dead letter on its way
+  s.release(); // the pipeline has handed the message on
+  await tick();
+  assert.deepEqual(acks(), []);
+  s.release();
+  await tick();
+  assert.deepEqual(acks(), [], 'one hold is left');
+  s.release();
+  s.release();
+  await tick();
+  assert.deepEqual(acks(), [5], 'acked once');
+  const held = w.admit(0, undefined, false);
+  assert.equal(w.held, 1, 'a QoS 0 message holds a place');
+  held.release();
+  assert.equal(w.held, 0, 'and gives it back when settled');
 });

@@ -62,9 +62,9 @@ test('keepalive (scripted broker peer without PINGRESP): messages after the PING
   const session = new MqttSession(
     cfg,
     0,
-    (_m, settle) => {
+    (_m, settlement) => {
       received++;
-      settle();
+      settlement.release();
     },
     silentLogger,
   );

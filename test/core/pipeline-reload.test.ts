@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig, type RuleConfig } from '../../src/config/load.js';
+import { CallbackSettlement } from '../../src/core/ack-path.js';
 import { DeadLetterQueue, fileDeadLetterWriter } from '../../src/core/dead-letter.js';
 import type { InboundMessage } from '../../src/core/mqtt-session.js';
 import { Pipeline } from '../../src/core/pipeline.js';
@@ -46,7 +47,7 @@ test('after a reload, topics are routed by the new rules only: a filter removed 
     const dlq = new DeadLetterQueue(fileDeadLetterWriter(join(dir, 'dead.jsonl')), retry, metrics, silentLogger, stop.signal, join(dir, 'fallback.jsonl'));
     const pipeline = new Pipeline(cfg.broker, cfg.node, new Map(), dlq, metrics, silentLogger);
     let settled = 0;
-    const send = (topic: string) => pipeline.handle(message(topic), () => settled++);
+    const send = (topic: string) => pipeline.handle(message(topic), new CallbackSettlement(() => settled++));
 
     pipeline.setRules([rule('telemetry', 'device/+/telemetry'), rule('all', 'device/#')]);
     send('device/1/telemetry');

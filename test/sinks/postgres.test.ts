@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyPgError } from '../../src/sinks/postgres/classify.js';
-import { insertSql, toColumnValue, withLedger } from '../../src/sinks/postgres/statements.js';
+import { arrayLiteral, insertSql, isoTime, toColumnValue, withLedger } from '../../src/sinks/postgres/statements.js';
 import { WeirError } from '../../src/errors.js';
 import { WholeFloat } from '../../src/rules/floats.js';
 
@@ -52,6 +52,28 @@ test('values shaped for their column: epoch ms into timestamps, objects into jso
   assert.equal(toColumnValue(new WholeFloat(2), { sql: 'double precision', category: 'N' }), 2);
   assert.equal(toColumnValue(new WholeFloat(1733140000123), ts), '2024-12-02T11:46:40.123Z');
   assert.equal(toColumnValue({ t: new WholeFloat(20) }, { sql: 'jsonb', category: 'U' }), '{"t":20}');
+});
+
+test('epoch milliseconds become the text toISOString writes, and what it refuses is refused the same', () => {
+  const samples = [0, 1, 999, 1000, 1001, 1733140000123, 1733140000123.9, 1733140000999, 1733140001000, 951782400000, 253402300799999];
+  for (let i = 0; i < 2000; i++) samples.push(Math.floor(Math.random() * 253402300800000), 1733140000000 + i * 7);
+  // Out of the fixed-width range: before 1970, six-digit years, fractions of negative ms.
+  samples.push(-1, -1.5, -62198755200000, 253402300800000, 8.64e15, -8.64e15);
+  for (const ms of samples) assert.equal(isoTime(ms), new Date(ms).toISOString(), String(ms));
+  for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, 8.64e15 + 1]) {
+    assert.throws(() => isoTime(bad), RangeError);
+    assert.throws(() => new Date(bad).toISOString(), RangeError);
+  }
+});
+
+test('array literals: numbers and plain words bare, NULL and what needs it quoted', () => {
+  const text = { sql: 'text', category: 'S' };
+  assert.equal(arrayLiteral([1, 2.5, -3], { sql: 'double precision', category: 'N' }), '{1,2.5,-3}');
+  assert.equal(
+    arrayLiteral(['hall-3', 'null', 'NULL', 'Null', 'nul', 'a b', 'q"', 'b\\', '', undefined], text),
+    '{hall-3,"null","NULL","Null",nul,"a b","q\\"","b\\\\","",NULL}',
+  );
+  assert.equal(arrayLiteral([], text), '{}');
 });
 
 test('the ledger rides in the same statement as the rows, counting only rows really inserted, each rule apart', () => {
