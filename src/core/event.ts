@@ -26,19 +26,45 @@ export class EventFactory {
       clientid = Array.isArray(v) ? v[0] : v;
     }
     if (clientid === undefined && pc.topic_level) clientid = msg.topic.split('/')[pc.topic_level - 1];
-    return {
-      id: `${this.idPrefix}${(this.seq++).toString(16).padStart(10, '0')}`,
-      clientid,
-      topic: msg.topic,
-      qos: msg.qos,
-      flags: FLAGS[msg.retain ? 1 : 0]![msg.dup ? 1 : 0]!,
-      payload: msg.payload,
-      timestamp: msg.receivedAt,
-      publish_received_at: msg.receivedAt,
-      pub_props: props ? pubProps(props) : NO_PROPS,
-      node: this.node,
-      event: 'message.publish',
-    };
+    return new PublishEvent(msg, `${this.idPrefix}${(this.seq++).toString(16).padStart(10, '0')}`, clientid, this.node);
+  }
+}
+
+/**
+ * One message's event: a class rather than an object literal, because it lives until the
+ * message's outputs are stored. V8 tracks the objects an object literal makes (its allocation
+ * site) and, once most of them outlive a young-generation collection, allocates that literal in
+ * the old generation from then on, where these die a few milliseconds later and only a full
+ * collection takes them back; `new` of a class has no allocation site, so its objects stay young.
+ * The same holds for every object that waits with its message (the sink's item, the ack slot).
+ * Measured in docs/benchmarks.md (100 rules, each message matching one).
+ */
+class PublishEvent implements RuleEvent {
+  // Declared in the order the literal had, which is the order JSON (a dead letter's event) shows.
+  readonly id: string;
+  readonly clientid: string | undefined;
+  readonly topic: string;
+  readonly qos: 0 | 1 | 2;
+  readonly flags: { readonly retain: boolean; readonly dup: boolean };
+  readonly payload: Buffer;
+  readonly timestamp: number;
+  readonly publish_received_at: number;
+  readonly pub_props: Record<string, unknown>;
+  readonly node: string;
+  readonly event = 'message.publish';
+
+  constructor(msg: InboundMessage, id: string, clientid: string | undefined, node: string) {
+    const props = msg.properties;
+    this.id = id;
+    this.clientid = clientid;
+    this.topic = msg.topic;
+    this.qos = msg.qos;
+    this.flags = FLAGS[msg.retain ? 1 : 0]![msg.dup ? 1 : 0]!;
+    this.payload = msg.payload;
+    this.timestamp = msg.receivedAt;
+    this.publish_received_at = msg.receivedAt;
+    this.pub_props = props ? pubProps(props) : NO_PROPS;
+    this.node = node;
   }
 }
 
