@@ -13,25 +13,7 @@
 import { loadConfig } from '../dist/config/load.js';
 import { Runtime } from '../dist/core/runtime.js';
 import { createLogger } from '../dist/log.js';
-import { postgresSink } from '../dist/sinks/postgres/index.js';
-
-/** Binds actions as the PostgreSQL sink does; writes nothing anywhere. Bench-only. */
-const BENCH_DISCARD = {
-  ...postgresSink,
-  type: 'bench_discard',
-  create(cfg, deps) {
-    const real = postgresSink.create(cfg, deps);
-    return {
-      bind: (action, ruleId) => real.bind(action, ruleId),
-      connect: async () => undefined,
-      write: async () => ({ rejected: [], retry: [] }),
-      probe: async () => undefined,
-      classify: (err) => real.classify(err),
-      deadLetter: async () => undefined,
-      close: async () => undefined,
-    };
-  },
-};
+import { BENCH_DISCARD } from './discard-sink.mjs';
 
 const file = process.argv[2];
 if (!file) {

@@ -59,7 +59,14 @@ export class EventFactory {
 }
 
 /**
- * The event class of one factory: `node` and the id's prefix live on its prototype. Ids are this
+ * The event class of one factory: `node` and the id's prefix live on its prototype. A class
+ * rather than an object literal, because an event lives until its message's outputs are stored:
+ * V8 tracks the objects an object literal makes (its allocation site) and, once most of them
+ * outlive a young-generation collection, allocates that literal in the old generation from then
+ * on, where they die milliseconds later and only a full collection takes them back; `new` of a
+ * class has no allocation site, so its objects stay young. The same holds for every object that
+ * waits with its message (the sink's row, the ack slot). Measured in docs/benchmarks.md (100
+ * rules, each message matching one). Ids are this
  * factory's random prefix and the event's sequence number: unique without a clock, and the same
  * string each time an event's id is read.
  */

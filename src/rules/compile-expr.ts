@@ -8,8 +8,9 @@ import type { FunctionRegistry, FunctionSpec } from './functions/registry.js';
 import { UNSUPPORTED } from './functions/unsupported.js';
 import { LIMITS } from './limits.js';
 import { ARITH, negate } from './ops.js';
-import { getIndex, getSlice, keyStep, type Step } from './paths.js';
+import { getIndex, getSlice, keyStep } from './paths.js';
 import { PendingCall, type Scope } from './scope.js';
+import { shared } from './shared-closures.js';
 import { compareOp } from './compare-op.js';
 import { termEquals } from './term-order.js';
 
@@ -195,6 +196,10 @@ function compilePath(root: string, segments: readonly Segment[], env: CompileEnv
   if (root === 'payload' && withPath) env.payloadPaths.add(pathText(root, segments));
   const base = eventReader(root, withPath);
   const slot = env.slotOf(root);
+  // An event field or the payload read through keys only is the same closure in every rule.
+  if (slot === undefined && segments.every((seg) => seg.kind === 'key')) {
+    return shared(JSON.stringify(['path', root, ...segments.map((seg) => seg.kind === 'key' && seg.name)]), () => withSteps(base, segments, env));
+  }
   const read: Ev =
     slot === undefined
       ? base
@@ -224,10 +229,7 @@ function pathText(root: string, segments: readonly Segment[]): string {
 function withSteps(read: Ev, segments: readonly Segment[], env: CompileEnv): Ev {
   if (segments.length === 0) return read;
   const steps: ((v: unknown, s: Scope) => unknown)[] = segments.map((seg): ((v: unknown, s: Scope) => unknown) => {
-    if (seg.kind === 'key') {
-      const k: Step = keyStep(seg.name);
-      return (v) => k(v);
-    }
+    if (seg.kind === 'key') return keyStep(seg.name);
     if (seg.kind === 'slice') {
       const { from, to } = seg;
       return (v) => getSlice(v, from, to);

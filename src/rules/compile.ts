@@ -12,6 +12,7 @@ import { LIMITS } from './limits.js';
 import { parseRule } from './parser.js';
 import { defineKey, putPath, type PutStep } from './paths.js';
 import { PendingCall, Scope, type SettledCalls } from './scope.js';
+import { shared, sharedKey } from './shared-closures.js';
 import { compileTopicFilter } from './topic.js';
 import type { CompiledRule, EvalResult, MessageContext, OutputRecord } from './types.js';
 import { isBinary, type Obj } from './value-types.js';
@@ -229,6 +230,9 @@ function compileField(f: Field, env: CompileEnv, slotNames: readonly string[]): 
   }
   const ev = compileExpr(f.expr, env);
   const put = compilePut(f, env);
+  const evKey = sharedKey(ev);
+  const putKey = sharedKey(put);
+  if (evKey !== undefined && putKey !== undefined) return shared(JSON.stringify(['field', evKey, putKey]), (): FieldOp => (s, out) => put(s, out, ev(s)));
   return (s, out) => put(s, out, ev(s));
 }
 
@@ -247,9 +251,9 @@ function compilePut(f: Extract<Field, { kind: 'field' }>, env: CompileEnv): (s: 
   if (path.length === 0) {
     if (root === '__proto__') return (_s, out, v) => defineKey(out, root, v);
     if (!writesBack) {
-      return (_s, out, v) => {
+      return shared(JSON.stringify(['put', root]), () => (_s: Scope, out: Obj, v: unknown) => {
         out[root] = v;
-      };
+      });
     }
     return (s, out, v) => {
       out[root] = v;

@@ -6,12 +6,17 @@ import { decodeJson } from './context.js';
 import { RuleEvalError } from './errors.js';
 import { WholeFloat } from './floats.js';
 import type { Scope } from './scope.js';
+import { shared } from './shared-closures.js';
 import { isBinary, isObj, type Obj } from './value-types.js';
 
 export type Step = (v: unknown) => unknown;
 
-/** A step `.key`, specialised once per key. */
+/** A step `.key`, specialised once per key and shared by every rule that reads it. */
 export function keyStep(key: string): Step {
+  return shared(JSON.stringify(['key', key]), () => makeKeyStep(key));
+}
+
+function makeKeyStep(key: string): Step {
   // A key that exists on Object.prototype (constructor, __proto__, toString…) must be looked up
   // as an own property, or a payload could hand out functions and prototypes.
   const inherited = key in Object.prototype;

@@ -7,6 +7,7 @@ import { decodeJson, payloadText } from './context.js';
 import { isEventField } from './event-fields.js';
 import { getIndex, getKey } from './paths.js';
 import type { OutputRecord, RuleEvent } from './types.js';
+import { shared } from './shared-closures.js';
 import { toStr } from './to-str.js';
 
 type PathStep = string | number;
@@ -106,8 +107,12 @@ function render(v: unknown): string {
   return v === undefined ? '' : toStr(v);
 }
 
-/** Compiles a template once; the result renders it for one record (and its event). */
+/** Compiles a template once (once per process for each text); the result renders it for one record (and its event). */
 export function compileTemplate(template: string): (record: OutputRecord, event?: RuleEvent) => unknown {
+  return shared(JSON.stringify(['template', template]), () => makeTemplate(template));
+}
+
+function makeTemplate(template: string): (record: OutputRecord, event?: RuleEvent) => unknown {
   const parts = parseTemplate(template);
   const only = parts.length === 1 ? parts[0] : undefined;
   if (only !== undefined && typeof only !== 'string') {
