@@ -28,6 +28,7 @@ import { insertPaths } from './pg-insert-paths.js';
 import { printTable, writeResult } from './report.js';
 import { CeilingSubscriber } from './e2e/ceiling.js';
 import { interleave } from './e2e/interleave.js';
+import { type Occupancy, printOccupancy, sampleOccupancy } from './e2e/occupancy.js';
 import { receivedByWeir } from './e2e/received.js';
 import { listenerPid, placeLoadListener, placement, placeSelf } from './e2e/placement.js';
 import type { ReadBack } from './e2e/read-back.js';
@@ -39,7 +40,7 @@ const CONNECTIONS = 4;
 const SIZE = 200;
 
 /** One weir configuration, measured by interleave(): the fields of measuredFields() with its name. */
-type ModeResult = ReturnType<typeof measuredFields> & { mode: string };
+type ModeResult = ReturnType<typeof measuredFields> & { mode: string; weir_occupancy: Occupancy };
 
 interface ModeSettings {
   ack?: string;
@@ -78,11 +79,13 @@ async function weirMode(
   const weir = await startWeir(files, { env: { WEIR_LOG_LEVEL }, compiled: true, nodeArgs: weirNodeArgs() });
   await waitFor(() => weir.ready(), 30_000, 'weir ready');
   if (extra.afterMigrate) await query(pgUrl, extra.afterMigrate);
+  const occupancy = sampleOccupancy(weir);
   const { ceilings, runs } = await interleave(
     { weir, mqttUrl, size: SIZE, brokerPid, serverPid: listenerPid(Number(new URL(adminUrl).port)) },
     ceiling,
     rounds,
   );
+  const waits = await printOccupancy(occupancy);
   const received = await receivedByWeir(weir, runs);
   await weir.stop();
   await endSessions(mqttUrl, clientId, CONNECTIONS);
@@ -109,7 +112,7 @@ async function weirMode(
   }
   const fields = measuredFields(ceilings, runs, backs);
   printInterleaved(mode, fields);
-  return { mode, ...fields, ...received };
+  return { mode, ...fields, ...received, weir_occupancy: waits };
 }
 
 /** The modes of each variant: name, rounds, settings. */
@@ -174,6 +177,7 @@ export async function benchPg(variant: keyof typeof VARIANTS = 'pg'): Promise<ob
         server_cpu_us_per_msg: m.server_cpu_us_per_msg,
         lost: m.lost,
         duplicates: m.duplicates,
+        weir_occupancy: m.weir_occupancy,
       })),
       insert_paths_rows_per_s: inserts,
     };
