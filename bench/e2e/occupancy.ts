@@ -3,7 +3,7 @@
 // out). A full receive window (unacked near connections × max_unacked) with items in flight says
 // weir is waiting on its sink; a window mostly empty says it is waiting on the broker.
 // Reading /metrics costs weir about 1 ms of CPU per scrape (0.1 % at this rate).
-import type { WeirProcess } from '../../test/harness/weir.js';
+import { sumMetric, type WeirProcess } from '../../test/harness/weir.js';
 
 export interface Occupancy {
   /** Samples in which weir received messages. */
@@ -19,15 +19,6 @@ export interface Occupancy {
 
 const EVERY_MS = 250;
 
-function sum(m: Map<string, number>, name: string): number {
-  let s = 0;
-  for (const [k, v] of m) {
-    const brace = k.indexOf('{');
-    if ((brace < 0 ? k : k.slice(0, brace)) === name) s += v;
-  }
-  return s;
-}
-
 /** Samples weir until the returned function is called; it returns the means. */
 export function sampleOccupancy(weir: WeirProcess): () => Promise<Occupancy> {
   let stopped = false;
@@ -38,14 +29,14 @@ export function sampleOccupancy(weir: WeirProcess): () => Promise<Occupancy> {
       await new Promise((r) => setTimeout(r, EVERY_MS));
       const m = await weir.metrics().catch(() => undefined);
       if (!m) continue;
-      if (prev && sum(m, 'weir_ingest_received_total') > sum(prev, 'weir_ingest_received_total')) {
+      if (prev && sumMetric(m, 'weir_ingest_received_total') > sumMetric(prev, 'weir_ingest_received_total')) {
         acc.samples++;
-        acc.unacked += sum(m, 'weir_ingest_unacked');
-        acc.queuing += sum(m, 'weir_sink_queuing');
-        acc.inflight += sum(m, 'weir_sink_inflight');
-        acc.batches += sum(m, 'weir_sink_batch_size_count') - sum(prev, 'weir_sink_batch_size_count');
-        acc.items += sum(m, 'weir_sink_batch_size_sum') - sum(prev, 'weir_sink_batch_size_sum');
-        acc.seconds += sum(m, 'weir_sink_batch_latency_seconds_sum') - sum(prev, 'weir_sink_batch_latency_seconds_sum');
+        acc.unacked += sumMetric(m, 'weir_ingest_unacked');
+        acc.queuing += sumMetric(m, 'weir_sink_queuing');
+        acc.inflight += sumMetric(m, 'weir_sink_inflight');
+        acc.batches += sumMetric(m, 'weir_sink_batch_size_count') - sumMetric(prev, 'weir_sink_batch_size_count');
+        acc.items += sumMetric(m, 'weir_sink_batch_size_sum') - sumMetric(prev, 'weir_sink_batch_size_sum');
+        acc.seconds += sumMetric(m, 'weir_sink_batch_latency_seconds_sum') - sumMetric(prev, 'weir_sink_batch_latency_seconds_sum');
       }
       prev = m;
     }

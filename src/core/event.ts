@@ -66,9 +66,8 @@ export class EventFactory {
  * on, where they die milliseconds later and only a full collection takes them back; `new` of a
  * class has no allocation site, so its objects stay young. The same holds for every object that
  * waits with its message (the sink's row, the ack slot). Measured in docs/benchmarks.md (100
- * rules, each message matching one). Ids are this
- * factory's random prefix and the event's sequence number: unique without a clock, and the same
- * string each time an event's id is read.
+ * rules, each message matching one). Ids are this factory's random prefix and the event's
+ * sequence number: unique without a clock, and the same string each time an event's id is read.
  */
 function eventClass(node: string) {
   const idPrefix = randomBytes(6).toString('hex');

@@ -281,7 +281,6 @@ export class SinkRunner {
   }
 }
 
-/** The rules whose items a batch holds (one, unless actions of several rules share the stream). */
 /**
  * Calls `each` with every run of consecutive entries of one action and its length: a batch is
  * usually one action's, and a counter moved once per run instead of once per item keeps the
@@ -299,6 +298,7 @@ function byAction(entries: readonly Entry[], each: (action: ActionHandle, n: num
   }
 }
 
+/** The rules whose items a batch holds (one, unless actions of several rules share the stream). */
 function rulesOf(batch: readonly Entry[]): string[] {
   const first = batch[0]?.ruleId;
   if (first === undefined) return [];

@@ -48,6 +48,17 @@ export interface WeirFiles {
   rules: Record<string, string>;
 }
 
+/** Sum of a metric over the label sets of one scrape (parseMetrics) that include `match`. */
+export function sumMetric(metrics: ReadonlyMap<string, number>, name: string, match?: string): number {
+  let sum = 0;
+  for (const [k, v] of metrics) {
+    const brace = k.indexOf('{');
+    const n = brace < 0 ? k : k.slice(0, brace);
+    if (n === name && (!match || k.includes(match))) sum += v;
+  }
+  return sum;
+}
+
 export function writeWeirFiles(files: WeirFiles, port: number, dir = tempDir('weir')): string {
   mkdirSync(join(dir, 'rules'), { recursive: true });
   writeFileSync(join(dir, 'weir.yaml'), files.config.replaceAll('{{HTTP_PORT}}', String(port)));
@@ -92,13 +103,7 @@ export async function startWeir(
       return r.status === 200;
     },
     async metric(name, match) {
-      let sum = 0;
-      for (const [k, v] of await metrics()) {
-        const brace = k.indexOf('{');
-        const n = brace < 0 ? k : k.slice(0, brace);
-        if (n === name && (!match || k.includes(match))) sum += v;
-      }
-      return sum;
+      return sumMetric(await metrics(), name, match);
     },
     log: () => svc.tail(10_000),
     async kill(signal = 'SIGKILL') {
