@@ -32,5 +32,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.WEIR_HTTP_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM: stop reading, store and ack what was read, disconnect keeping the session.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "bin/weir.js"]
+# The V8 flags of bin/weir.js's first line (why: there); node ignores a script's shebang.
+ENTRYPOINT ["node", "--max-semi-space-size=8", "--heap-growing-percent=100", "bin/weir.js"]
 CMD ["run", "--config", "/app/weir.yaml"]

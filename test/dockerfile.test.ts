@@ -2,6 +2,7 @@
 // weir is developed): the Dockerfile is read as text, and the configs the image and the compose
 // replicas run go through weir's own loader with the environment the container would have.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
@@ -9,6 +10,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type WeirConfig } from '../src/config/load.js';
 import { besideConfig, deadLetterPlace } from '../src/core/dead-letter-place.js';
+import { shippedNodeFlags } from './harness/weir.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -113,4 +115,43 @@ test('outside the image (no WEIR_DATA_DIR) the shipped weir.yaml keeps its fallb
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** The young generation's size (MB) after a burst of short-lived objects, in a node started with `argv`. */
+function youngGenerationMb(argv: string[]): number {
+  const dir = mkdtempSync(join(tmpdir(), 'weir-flags-'));
+  try {
+    const probe = join(dir, 'probe.mjs');
+    writeFileSync(
+      probe,
+      "import v8 from 'node:v8';\n" +
+        'let keep = [];\n' +
+        'for (let i = 0; i < 2e6; i++) { keep.push({ i, s: `x${i}` }); if (keep.length > 20000) keep = []; }\n' +
+        "console.log(v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576);\n",
+    );
+    return Number(execFileSync(argv[0]!, [...argv.slice(1), probe], { encoding: 'utf8' }).trim());
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("bin/weir.js's shebang and the image's ENTRYPOINT run node with the same V8 flags, which this node accepts and which cap the young generation", () => {
+  const flags = shippedNodeFlags();
+  assert.ok(
+    flags.some((f) => f.startsWith('--max-semi-space-size=')),
+    'bin/weir.js caps the semi-spaces',
+  );
+  const entry = JSON.parse(
+    runtimeStage()
+      .filter((i) => i.op === 'ENTRYPOINT')
+      .at(-1)!.args,
+  ) as string[];
+  assert.deepEqual(entry, ['node', ...flags, 'bin/weir.js']);
+  // As the kernel runs the shebang: /usr/bin/env with the rest of the line as one argument.
+  const shebang = readFileSync(join(ROOT, 'bin/weir.js'), 'utf8').split('\n', 1)[0]!;
+  const shipped = youngGenerationMb(['/usr/bin/env', shebang.slice('#!/usr/bin/env '.length)]);
+  const plain = youngGenerationMb([process.execPath]);
+  const cap = Number(flags.find((f) => f.startsWith('--max-semi-space-size='))!.split('=')[1]);
+  assert.ok(shipped <= 2 * cap + 1, `young generation ${shipped} MB with the shipped flags: at most two ${cap} MB semi-spaces`);
+  assert.ok(plain > shipped, `and smaller than Node's default (${plain} MB)`);
 });

@@ -1,12 +1,23 @@
 // Runs weir as its own process (so a test can SIGKILL it) with a weir.yaml written from a
 // template, and reads its /metrics and /readyz.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The node flags bin/weir.js's first line runs weir with (`#!/usr/bin/env -S node <flags>`): the
+ * shipped settings, which a harness that starts `node bin/weir.js` must pass itself.
+ */
+export function shippedNodeFlags(): string[] {
+  const first = readFileSync(join(ROOT, 'bin/weir.js'), 'utf8').split('\n', 1)[0]!;
+  const m = /^#!\/usr\/bin\/env -S node((?: --[\w-]+(?:=\S+)?)*)$/.exec(first);
+  if (!m) throw new Error(`bin/weir.js: first line ${JSON.stringify(first)} is not "#!/usr/bin/env -S node [--flag…]"`);
+  return m[1]!.split(' ').filter(Boolean);
+}
 const ENTRY = join(ROOT, 'test/harness/weir-entry.ts');
 /** Absolute, so weir can run with its cwd in a temp directory. */
 const TSX = import.meta.resolve('tsx');
