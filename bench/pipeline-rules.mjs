@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../dist/config/load.js';
+import { CallbackSettlement } from '../dist/core/ack-path.js';
 import { Pipeline } from '../dist/core/pipeline.js';
 import { SinkRunner } from '../dist/core/sink-runner.js';
 import { telemetrySample } from '../dist/embedded/devices.js';
@@ -90,10 +91,11 @@ async function round(n) {
   for (let sent = 0; sent < n; ) {
     for (const end = Math.min(n, sent + CHUNK); sent < end; sent++) {
       const m = messages[sent % N];
-      // A fresh topic string and payload per message, as a socket read gives them.
+      // A fresh topic string and payload per message, as a socket read gives them; one
+      // settlement per message, as the ack window's Slot is.
       pipeline.handle(
         { topic: m.topic.slice(0), payload: Buffer.from(m.payload), qos: 1, retain: false, dup: false, properties: undefined, receivedAt: ts },
-        settle,
+        new CallbackSettlement(settle),
       );
     }
     while (sent - settled > IN_FLIGHT) await new Promise((r) => setTimeout(r, 1));
