@@ -10,7 +10,7 @@
 // Diagnostic knobs (bench-only; they make the rules share what they normally own):
 //   PIPELINE_RUN=<n>      n consecutive messages to one rule instead of each to the next
 //   PIPELINE_SHARE=a,b    every rule uses rule 0's counters / encoder (encode) / compiled SQL
-//                         (eval, read from "device/+/+") instead of its own
+//                         (eval; the pipeline does not re-check FROM) instead of its own
 // Nothing is written to bench/results: compare rounds printed side by side, under the CPU lock.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,10 +64,10 @@ pipeline.setRules(cfg.rules);
 const live = pipeline.liveRules;
 const first = live[0];
 const h0 = first.actions[0].handle;
-const evalAll = SHARE.includes('eval') ? compileSql(first.cfg.sql.replace(/FROM "[^"]*"/, 'FROM "device/+/+"')).evaluate : undefined;
+const evalAll = SHARE.includes('eval') ? compileSql(first.cfg.sql).evaluateRouted : undefined;
 for (const r of live) {
   if (SHARE.includes('counters')) r.counters = first.counters;
-  if (evalAll) r.cfg.compiled.evaluate = evalAll;
+  if (evalAll) r.cfg.compiled.evaluateRouted = evalAll;
   for (const a of r.actions) {
     if (SHARE.includes('counters')) Object.assign(a.handle, { counters: h0.counters, ruleCounters: h0.ruleCounters });
     if (SHARE.includes('encode')) Object.assign(a.handle, { bound: h0.bound });
