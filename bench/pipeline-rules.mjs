@@ -10,13 +10,14 @@
 // Diagnostic knobs (bench-only; they make the rules share what they normally own):
 //   PIPELINE_RUN=<n>      n consecutive messages to one rule instead of each to the next
 //   PIPELINE_SHARE=a,b    every rule uses rule 0's counters / encoder (encode) / compiled SQL
-//                         (eval, read from "device/+/+") instead of its own
+//                         (eval; the pipeline does not re-check FROM) instead of its own
 // Nothing is written to bench/results: compare rounds printed side by side, under the CPU lock.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../dist/config/load.js';
+import { CallbackSettlement } from '../dist/core/ack-path.js';
 import { Pipeline } from '../dist/core/pipeline.js';
 import { SinkRunner } from '../dist/core/sink-runner.js';
 import { telemetrySample } from '../dist/embedded/devices.js';
@@ -63,10 +64,10 @@ pipeline.setRules(cfg.rules);
 const live = pipeline.liveRules;
 const first = live[0];
 const h0 = first.actions[0].handle;
-const evalAll = SHARE.includes('eval') ? compileSql(first.cfg.sql.replace(/FROM "[^"]*"/, 'FROM "device/+/+"')).evaluate : undefined;
+const evalAll = SHARE.includes('eval') ? compileSql(first.cfg.sql).evaluateRouted : undefined;
 for (const r of live) {
   if (SHARE.includes('counters')) r.counters = first.counters;
-  if (evalAll) r.cfg.compiled.evaluate = evalAll;
+  if (evalAll) r.cfg.compiled.evaluateRouted = evalAll;
   for (const a of r.actions) {
     if (SHARE.includes('counters')) Object.assign(a.handle, { counters: h0.counters, ruleCounters: h0.ruleCounters });
     if (SHARE.includes('encode')) Object.assign(a.handle, { bound: h0.bound });
@@ -90,10 +91,11 @@ async function round(n) {
   for (let sent = 0; sent < n; ) {
     for (const end = Math.min(n, sent + CHUNK); sent < end; sent++) {
       const m = messages[sent % N];
-      // A fresh topic string and payload per message, as a socket read gives them.
+      // A fresh topic string and payload per message, as a socket read gives them; one
+      // settlement per message, as the ack window's Slot is.
       pipeline.handle(
         { topic: m.topic.slice(0), payload: Buffer.from(m.payload), qos: 1, retain: false, dup: false, properties: undefined, receivedAt: ts },
-        settle,
+        new CallbackSettlement(settle),
       );
     }
     while (sent - settled > IN_FLIGHT) await new Promise((r) => setTimeout(r, 1));

@@ -108,7 +108,8 @@ export class Pipeline {
       }
       let result: EvalResult | Promise<EvalResult>;
       try {
-        result = rule.cfg.compiled.evaluate(ctx, id);
+        // The router matched the topic against this rule's filters: no second FROM check.
+        result = rule.cfg.compiled.evaluateRouted(ctx, id);
       } catch (err) {
         this.ruleFailed(rule, event, 'rule_exception', errorText(err), settlement);
         continue;

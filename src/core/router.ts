@@ -6,6 +6,8 @@
 // child is compared in place, one with more is one Map get, one only `+` reads costs no lookup,
 // and no array is built when one filter node matches (the shipped rule): its values are returned.
 
+import { stripShare } from '../rules/topic.js';
+
 interface Node<T> {
   /** Exact levels below this one. */
   readonly children: Map<string, Node<T>>;
@@ -109,10 +111,4 @@ function child<T>(node: Node<T>, level: string): Node<T> {
 
 function newNode<T>(): Node<T> {
   return { children: new Map(), lone: undefined, loneNode: undefined, plus: undefined, hash: undefined, values: NONE };
-}
-
-export function stripShare(filter: string): string {
-  if (filter.startsWith('$share/')) return filter.slice(filter.indexOf('/', 7) + 1);
-  if (filter.startsWith('$queue/')) return filter.slice(7);
-  return filter;
 }

@@ -101,31 +101,28 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
   }
 
   const async = env.usesAsync;
+  const fromOk = (ctx: MessageContext): boolean => {
+    const topic = ctx.event.topic;
+    return typeof topic === 'string' && fromMatches(topic);
+  };
+  const runSync = (ctx: MessageContext, ruleId: string): EvalResult => {
+    const s = new Scope(ctx, ruleId, nSlots === 0 ? NO_SLOTS : new Array(nSlots), undefined);
+    try {
+      return run(s);
+    } catch (err) {
+      throw asEvalError(err);
+    }
+  };
+  const runAsync = (ctx: MessageContext, ruleId: string): Promise<EvalResult> => evaluateAsync(ctx, ruleId, nSlots, run);
+  const evaluateRouted = async ? runAsync : runSync;
   const evaluate = async
-    ? (ctx: MessageContext, ruleId: string): Promise<EvalResult> => evaluateAsync(ctx, ruleId, nSlots, fromMatches, run)
-    : (ctx: MessageContext, ruleId: string): EvalResult => {
-        const topic = ctx.event.topic;
-        if (typeof topic !== 'string' || !fromMatches(topic)) return NO_MATCH;
-        const s = new Scope(ctx, ruleId, nSlots === 0 ? NO_SLOTS : new Array(nSlots), undefined);
-        try {
-          return run(s);
-        } catch (err) {
-          throw asEvalError(err);
-        }
-      };
-  return { filters, async, evaluate, sql, payloadPaths: [...env.payloadPaths] };
+    ? async (ctx: MessageContext, ruleId: string): Promise<EvalResult> => (fromOk(ctx) ? runAsync(ctx, ruleId) : NO_MATCH)
+    : (ctx: MessageContext, ruleId: string): EvalResult => (fromOk(ctx) ? runSync(ctx, ruleId) : NO_MATCH);
+  return { filters, async, evaluate, evaluateRouted, sql, payloadPaths: [...env.payloadPaths] };
 }
 
 /** Re-runs the synchronous closures until every asynchronous call they reach has settled. */
-async function evaluateAsync(
-  ctx: MessageContext,
-  ruleId: string,
-  nSlots: number,
-  fromMatches: (t: string) => boolean,
-  run: (s: Scope) => EvalResult,
-): Promise<EvalResult> {
-  const topic = ctx.event.topic;
-  if (typeof topic !== 'string' || !fromMatches(topic)) return NO_MATCH;
+async function evaluateAsync(ctx: MessageContext, ruleId: string, nSlots: number, run: (s: Scope) => EvalResult): Promise<EvalResult> {
   const settled: SettledCalls = { next: 0, results: [] };
   for (let round = 0; ; round++) {
     settled.next = 0;

@@ -125,24 +125,28 @@ export function compileJsonata(expr: string, filters: string[]): CompiledRule {
   }
   const compiled = compileJsonataExpression(expr);
   const matchers = filters.map(compileTopicFilter);
+  const evaluateRouted = async (ctx: MessageContext, ruleId: string): Promise<EvalResult> => {
+    const result = await evaluateJsonata(compiled, jsonataInput(ctx, ruleId));
+    if (result === undefined || result === null) return { matched: false };
+    const list = Array.isArray(result) ? result : [result];
+    const outputs: OutputRecord[] = [];
+    for (const r of list) {
+      if (!isObj(r))
+        throw new RuleEvalError(
+          'rule.jsonata_result',
+          `a JSONata rule must give an object or an array of objects, got ${Array.isArray(r) ? 'an array' : typeof r} in the result`,
+        );
+      outputs.push(r);
+    }
+    return { matched: true, outputs };
+  };
   return {
     filters: [...filters],
     async: true,
     async evaluate(ctx: MessageContext, ruleId: string): Promise<EvalResult> {
       if (!matchers.some((m) => m(ctx.event.topic))) return { matched: false };
-      const result = await evaluateJsonata(compiled, jsonataInput(ctx, ruleId));
-      if (result === undefined || result === null) return { matched: false };
-      const list = Array.isArray(result) ? result : [result];
-      const outputs: OutputRecord[] = [];
-      for (const r of list) {
-        if (!isObj(r))
-          throw new RuleEvalError(
-            'rule.jsonata_result',
-            `a JSONata rule must give an object or an array of objects, got ${Array.isArray(r) ? 'an array' : typeof r} in the result`,
-          );
-        outputs.push(r);
-      }
-      return { matched: true, outputs };
+      return evaluateRouted(ctx, ruleId);
     },
+    evaluateRouted,
   };
 }

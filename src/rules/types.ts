@@ -46,4 +46,10 @@ export interface CompiledRule {
   readonly async: boolean;
   /** Evaluates one message. Throws (or rejects with) a RuleEvalError on an evaluation error. */
   evaluate(ctx: MessageContext, ruleId: string): EvalResult | Promise<EvalResult>;
+  /**
+   * evaluate without its FROM check, for a caller that has already matched the topic against
+   * `filters` with the same MQTT matching (the pipeline's router, src/core/router.ts): with 100
+   * rules the check was a second walk of the topic through the rule's own matcher per message.
+   */
+  evaluateRouted(ctx: MessageContext, ruleId: string): EvalResult | Promise<EvalResult>;
 }

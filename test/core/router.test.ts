@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TopicRouter } from '../../src/core/router.js';
+import { compileSql } from '../../src/rules/index.js';
+import { compileTopicFilter } from '../../src/rules/topic.js';
 
 test('exact, + and # filters, each value once, $share prefixes ignored', () => {
   const r = new TopicRouter<string>();
@@ -60,4 +62,78 @@ test('a level with one exact child matches that level only, not a prefix or an e
   r.add('device/+/status', 'b');
   assert.deepEqual(r.match('device/1/status'), ['b']);
   assert.deepEqual(r.match('device/1/telemetry'), ['a']);
+});
+
+test("the router matches exactly what each rule's own FROM matcher matches (so the pipeline skips that re-check)", () => {
+  // Every filter shape MQTT allows, with share prefixes, against topics that sit on each edge.
+  const filters = [
+    '#',
+    '+',
+    '+/+',
+    '+/#',
+    'a',
+    'a/b',
+    'a/+',
+    'a/#',
+    'a/+/c',
+    'a/+/#',
+    '+/b/c',
+    'a//c',
+    'a/+/',
+    '/a',
+    '/+',
+    '/#',
+    '$SYS/#',
+    '$SYS/+',
+    '$SYS/a',
+    '+/a/#',
+    'device/+/telemetry',
+    'device/+/telemetry7',
+    '$share/g/a/+',
+    '$share/g/#',
+    '$share/g/$SYS/#',
+    '$queue/a/#',
+    '$queue/+/b',
+    '$share/grp/device/+/telemetry7',
+  ];
+  const topics = [
+    'a',
+    'b',
+    'a/b',
+    'a/c',
+    'a/b/c',
+    'a/b/c/d',
+    'a//c',
+    'a/',
+    '/a',
+    '/',
+    '//',
+    'a/b/',
+    'x/b/c',
+    'x/a/y',
+    '$SYS',
+    '$SYS/a',
+    '$SYS/a/b',
+    '$other/a',
+    'device/17/telemetry',
+    'device/17/telemetry7',
+    'device/17/telemetry70',
+    'device//telemetry7',
+  ];
+  const router = new TopicRouter<string>();
+  for (const f of filters) router.add(f, f);
+  for (const t of topics) {
+    const routed = new Set(router.match(t));
+    for (const f of filters) assert.equal(routed.has(f), compileTopicFilter(f)(t), `filter ${f}, topic ${t}`);
+  }
+});
+
+test('a rule with several FROM filters is routed once for a topic two of them match, and for each one alone', () => {
+  const rule = compileSql('SELECT payload FROM "a/+", "$share/g/a/#", "b/c"');
+  const router = new TopicRouter<object>();
+  for (const f of rule.filters) router.add(f, rule);
+  assert.deepEqual(router.match('a/b'), [rule]);
+  assert.deepEqual(router.match('a/b/c'), [rule]);
+  assert.deepEqual(router.match('b/c'), [rule]);
+  assert.deepEqual(router.match('b/d'), []);
 });

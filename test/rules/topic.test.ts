@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { topicMatches, validateTopicFilter } from '../../src/rules/index.js';
+import { compileJsonata, compileSql, createMessageContext, topicMatches, validateTopicFilter } from '../../src/rules/index.js';
 
 test('topicMatches: exact, + and #', () => {
   const yes: [string, string][] = [
@@ -38,5 +38,19 @@ test('validateTopicFilter', () => {
   for (const ok of ['a', 'a/+/b', '#', 'a/#', '+', '$share/g/a/#', '/', 'a//b']) assert.equal(validateTopicFilter(ok), null, ok);
   for (const bad of ['', 'a/#/b', 'a#', 'a/b+', '$share/g', '$share//a', '$share/g+/a', 'a\u0000b']) {
     assert.equal(typeof validateTopicFilter(bad), 'string', bad);
+  }
+});
+
+test('evaluate checks FROM; evaluateRouted (for a caller whose router matched the topic) does not, and is otherwise the same', async () => {
+  const ctx = (topic: string) => createMessageContext({ topic, payload: '{"v":1}' });
+  const sql = compileSql('SELECT payload.v AS v FROM "a/+", "$share/g/b/#"');
+  const jsonata = compileJsonata('{"v": payload.v}', ['a/+', '$share/g/b/#']);
+  for (const rule of [sql, jsonata]) {
+    for (const topic of ['a/x', 'b', 'b/c/d']) {
+      assert.deepEqual(await rule.evaluate(ctx(topic), 'r'), { matched: true, outputs: [{ v: 1 }] }, topic);
+      assert.deepEqual(await rule.evaluateRouted(ctx(topic), 'r'), { matched: true, outputs: [{ v: 1 }] }, topic);
+    }
+    assert.deepEqual(await rule.evaluate(ctx('c/x'), 'r'), { matched: false });
+    assert.deepEqual(await rule.evaluateRouted(ctx('c/x'), 'r'), { matched: true, outputs: [{ v: 1 }] }, 'no FROM check');
   }
 });
