@@ -3,7 +3,8 @@
 // files use once for the whole run (Mosquitto, PostgreSQL, Kafka, Pulsar, HiveMQ, each by its harness in
 // test/harness/), passes their addresses to the tests in WEIR_TEST_<NAME>, runs the files with
 // node's test runner one at a time (2 cores: parallel files would measure each other), and stops
-// the services. `npm test -- test/foo.test.ts …` runs only those files.
+// the services. `npm test -- test/foo.test.ts test/core …` runs only those files (a directory: its
+// *.test.ts files).
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -28,8 +29,18 @@ function findTests(dir) {
   return out.sort();
 }
 
+/** A command-line argument's test files: the file, or every *.test.ts under a directory. */
+function testsOf(arg) {
+  const p = join(process.cwd(), arg);
+  if (!existsSync(p)) {
+    process.stderr.write(`npm test: ${arg}: no such file or directory\n`);
+    process.exit(2);
+  }
+  return statSync(p).isDirectory() ? findTests(p) : [p];
+}
+
 const args = process.argv.slice(2);
-const files = (args.length ? args.map((a) => join(process.cwd(), a)) : findTests(join(root, 'test'))).map((f) => relative(root, f));
+const files = (args.length ? args.flatMap(testsOf) : findTests(join(root, 'test'))).map((f) => relative(root, f));
 /**
  * A test file's text and that of the test helpers it imports (relative imports under test/, one
  * level deep): a suite whose per-sink adapters call sharedKafka() and the like needs those
