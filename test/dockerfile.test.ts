@@ -1,18 +1,16 @@
-// Where the Docker image writes its dead letters, checked without a Docker engine (none runs where
-// weir is developed): the Dockerfile is read as text, and the configs the image and the compose
-// replicas run go through weir's own loader with the environment the container would have.
+// Where the Docker image writes its dead letters and which node flags it runs weir with, checked
+// without a Docker engine (none runs where weir is developed): the Dockerfile is read as text, and
+// the configs the image and the compose replicas run go through weir's own loader with the
+// environment the container would have.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { loadConfig, type WeirConfig } from '../src/config/load.js';
 import { besideConfig, deadLetterPlace } from '../src/core/dead-letter-place.js';
-import { shippedNodeFlags } from './harness/weir.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { ROOT, shippedNodeFlags } from './harness/weir.js';
 
 interface Instruction {
   op: string;

@@ -8,6 +8,10 @@ import { freePort, startService, tempDir, waitFor, type Service } from './proces
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+const ENTRY = join(ROOT, 'test/harness/weir-entry.ts');
+/** Absolute, so weir can run with its cwd in a temp directory. */
+const TSX = import.meta.resolve('tsx');
+
 /**
  * The node flags bin/weir.js's first line runs weir with (`#!/usr/bin/env -S node <flags>`): the
  * shipped settings, which a harness that starts `node bin/weir.js` must pass itself.
@@ -18,9 +22,6 @@ export function shippedNodeFlags(): string[] {
   if (!m) throw new Error(`bin/weir.js: first line ${JSON.stringify(first)} is not "#!/usr/bin/env -S node [--flag…]"`);
   return m[1]!.split(' ').filter(Boolean);
 }
-const ENTRY = join(ROOT, 'test/harness/weir-entry.ts');
-/** Absolute, so weir can run with its cwd in a temp directory. */
-const TSX = import.meta.resolve('tsx');
 
 /** Runs the CLI to completion; resolves with its exit code and output. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
