@@ -13,7 +13,7 @@ import { after, test } from 'node:test';
 import fc from 'fast-check';
 import { publishLoad } from '../harness/load/publisher.js';
 import { telemetrySample } from '../../src/embedded/devices.js';
-import { HOSTILE, hostileArbitrary, oversizePayload, RowOracle, type ContentReport, type HostileKind } from '../harness/hostile.js';
+import { HOSTILE, hostileArbitrary, oversizePayload, RowOracle, TELEMETRY_COLUMNS, type ContentReport, type HostileKind } from '../harness/hostile.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
@@ -56,20 +56,8 @@ interface Accounting {
   weir: WeirProcess;
 }
 
-/** rules/telemetry.yaml's columns, and where each comes from. */
-const shippedRule = () =>
-  new RowOracle(
-    'telemetry',
-    {
-      ts: { from: 'payload.ts', type: 'timestamptz' },
-      device_id: { from: 'clientid', type: 'text' },
-      seq: { from: 'payload.seq', type: 'bigint' },
-      temp: { from: 'payload.temp', type: 'float8' },
-      humidity: { from: 'payload.hum', type: 'float8' },
-      location: { from: 'payload.location', type: 'text' },
-    },
-    { device: 'device_id', seq: 'seq' },
-  );
+/** The shipped rule's rows, against the messages. */
+const shippedRule = () => new RowOracle('telemetry', TELEMETRY_COLUMNS, { device: 'device_id', seq: 'seq' });
 
 /** Publishes `n` messages, every `every`-th from `kinds` in turn, and accounts for each one. */
 async function run(name: string, kinds: readonly HostileKind[], n: number, every: number): Promise<Accounting> {

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { query } from '../e2e/fixtures.js';
 import { telemetrySample } from '../../src/embedded/devices.js';
-import { HOSTILE, oversizePayload, type HostileEnd } from '../harness/hostile.js';
+import { HOSTILE, oversizePayload, TELEMETRY_COLUMNS, type HostileEnd } from '../harness/hostile.js';
 import { takeDown } from '../harness/outage.js';
 import { waitFor } from '../harness/process.js';
 import { MISSING } from './report.js';
@@ -123,6 +123,7 @@ function hostileMismatches(r: ScenarioResult): string[] {
   return [...bad].map(([line, n]) => `${n} × ${line}`);
 }
 
+const { ts, ...shipped } = TELEMETRY_COLUMNS;
 /**
  * The hostile scenario's rule: the shipped rule's fields, with columns named as the event's fields
  * (`id`, `topic`, `timestamp`) and as the event counter that was once stored (`seq`, issue 28). A
@@ -156,14 +157,10 @@ actions:
     on_conflict: (device_id, seq) DO NOTHING
 `,
   columns: {
-    device_id: { from: 'clientid', type: 'text' },
-    seq: { from: 'payload.seq', type: 'bigint' },
-    timestamp: { from: 'payload.ts', type: 'timestamptz' },
+    ...shipped,
+    timestamp: ts,
     id: { from: 'payload.id', type: 'text' },
     topic: { from: 'payload.topic', type: 'text' },
-    temp: { from: 'payload.temp', type: 'float8' },
-    humidity: { from: 'payload.hum', type: 'float8' },
-    location: { from: 'payload.location', type: 'text' },
   },
 };
 

@@ -116,6 +116,16 @@ export interface ColumnSource {
   readonly type: 'text' | 'bigint' | 'float8' | 'timestamptz';
 }
 
+/** rules/telemetry.yaml's columns, and where each comes from. */
+export const TELEMETRY_COLUMNS = {
+  ts: { from: 'payload.ts', type: 'timestamptz' },
+  device_id: { from: 'clientid', type: 'text' },
+  seq: { from: 'payload.seq', type: 'bigint' },
+  temp: { from: 'payload.temp', type: 'float8' },
+  humidity: { from: 'payload.hum', type: 'float8' },
+  location: { from: 'payload.location', type: 'text' },
+} as const satisfies Record<string, ColumnSource>;
+
 /**
  * A column's value as RowOracle reads it back: text as text, bigint as its decimal text, float8 as
  * a number, timestamptz as epoch milliseconds. undefined: a payload value this oracle does not
