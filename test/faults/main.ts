@@ -55,6 +55,12 @@ their payload), or lost. Duplicates are rows beyond one per (device_id, seq). Th
 their expectations are in test/faults/scenarios.ts; test/faults/faults.test.ts runs each in CI at
 a few thousand messages.
 
+hostile-payloads also checks what is stored, not only where each message ended: its rule writes a
+table of its own (instead of \`telemetry\`) whose columns are named as event fields and as weir's
+old internal counter (\`seq\`, \`id\`, \`timestamp\`, \`topic\`), and every stored row is compared, value for
+value, with the message of its (device, seq) by an oracle that reads the payload alone
+(test/harness/hostile.ts, RowOracle): a selected field the payload lacks must be NULL (issue 28).
+
 A broker scenario may lose messages by design and pass: Mosquitto 2.0 does not restore \`$share\`
 subscriptions across a restart, so what is published between the broker's start and weir's
 SUBSCRIBE goes to nobody (tens of ms while weir runs; everything until weir starts again in the
