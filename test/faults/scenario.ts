@@ -140,9 +140,21 @@ async function reconcile(fleet: Fleet, member: Member, sequence: boolean): Promi
   return { code: r.code, sequence, output: `${r.stdout}${r.stderr}` };
 }
 
-/** Polls until every acknowledged message is stored or dead-lettered and weir holds none unacked. */
-async function settle(pgUrl: string, table: StoredTable, fleet: Fleet, published: () => number, timeoutMs: number, quietMs = 15_000): Promise<Settled> {
+/**
+ * Polls until every acknowledged message is stored or dead-lettered and weir holds none unacked;
+ * logs the counts every 30 s, so a slow weir (still moving) can be told from a stalled one.
+ */
+async function settle(
+  pgUrl: string,
+  table: StoredTable,
+  fleet: Fleet,
+  published: () => number,
+  timeoutMs: number,
+  log: (line: string) => void,
+  quietMs = 15_000,
+): Promise<Settled> {
   const deadline = Date.now() + timeoutMs;
+  let logged = Date.now();
   let last = '';
   let since = Date.now();
   let accountedOnce = false;
@@ -160,6 +172,10 @@ async function settle(pgUrl: string, table: StoredTable, fleet: Fleet, published
       accountedOnce = true;
     } else accountedOnce = false;
     const state = `${stored}/${dead}/${unacked}`;
+    if (Date.now() - logged >= 30_000) {
+      logged = Date.now();
+      log(`waiting: ${stored} stored, ${dead} dead-lettered, ${unacked} unacked in weir, of ${published()}`);
+    }
     if (state !== last) {
       last = state;
       since = Date.now();
@@ -243,7 +259,14 @@ export async function runScenario(s: Scenario, services: Services, opts: RunOpti
     log(`${s.name}: stream done (${ledger.acked.size} acked by the broker) after ${((Date.now() - started) / 1000).toFixed(0)} s; waiting for weir`);
 
     const table = s.table ?? TELEMETRY;
-    const settled = await settle(pgUrl, table, f, () => ledger.acked.size, opts.settleMs ?? 60_000 + size / 2);
+    const settled = await settle(
+      pgUrl,
+      table,
+      f,
+      () => ledger.acked.size,
+      opts.settleMs ?? 60_000 + size / 2,
+      (line) => log(`${s.name}: ${line}`),
+    );
     const accounting = await ledger.account(pgUrl, f.fallbackFiles(), table);
     const content = oracle?.check(await query(pgUrl, oracle.selectSql()));
     if (content)
