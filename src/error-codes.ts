@@ -70,6 +70,11 @@ export const CONFIG_CODES = {
   },
   'config.duplicate_rule': { class: 'fatal', meaning: 'two rule files use the same `id`', action: 'give one of them another id' },
   'config.rule_source': { class: 'fatal', meaning: 'a rule needs exactly one of `sql` or `jsonata` (and `from` with `jsonata`)', action: 'keep one of them' },
+  'config.no_actions': {
+    class: 'fatal',
+    meaning: 'an enabled rule has no actions, so what it matches would be acknowledged and stored nowhere',
+    action: 'add an action, or write `enabled: false` to keep the rule without running it',
+  },
   'config.template_syntax': {
     class: 'fatal',
     meaning: 'a `${path}` template of an action has a `${` without its `}`, or an empty `${}`',

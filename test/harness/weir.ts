@@ -2,7 +2,7 @@
 // template, and reads its /metrics and /readyz.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
 
@@ -74,7 +74,10 @@ export function sumMetric(metrics: ReadonlyMap<string, number>, name: string, ma
 export function writeWeirFiles(files: WeirFiles, port: number, dir = tempDir('weir')): string {
   mkdirSync(join(dir, 'rules'), { recursive: true });
   writeFileSync(join(dir, 'weir.yaml'), files.config.replaceAll('{{HTTP_PORT}}', String(port)));
-  for (const [name, text] of Object.entries(files.rules)) writeFileSync(join(dir, 'rules', name), text);
+  for (const [name, text] of Object.entries(files.rules)) {
+    mkdirSync(dirname(join(dir, 'rules', name)), { recursive: true });
+    writeFileSync(join(dir, 'rules', name), text);
+  }
   return dir;
 }
 
