@@ -15,6 +15,7 @@ import { after, test } from 'node:test';
 import { get as httpsGetRaw } from 'node:https';
 import { parse as parseYaml } from 'yaml';
 import { demoPackagesMissing } from '../src/cli/demo.js';
+import { httpSection } from '../src/cli/health.js';
 import { loadConfig, type WeirConfig } from '../src/config/load.js';
 import { besideConfig, deadLetterPlace } from '../src/core/dead-letter-place.js';
 import { certificates } from './harness/certificates.js';
@@ -496,4 +497,20 @@ test('weir demo without its packages (a production install) names them and the c
     undefined,
     'another package: not this error',
   );
+});
+
+test("weir health reads only weir.yaml's http section, as weir run would: interpolated and defaulted; a problem elsewhere is not the probe's", () => {
+  const dir = tempDir('health-config');
+  const file = join(dir, 'weir.yaml');
+  writeFileSync(
+    file,
+    'broker:\n  url: ${NOT_SET_FOR_THE_PROBE}\nsinks:\n  db: { type: postgres, url: "${ALSO_NOT_SET}" }\nhttp:\n  port: ${WEIR_HTTP_PORT:-9464}\n',
+  );
+  assert.deepEqual(httpSection(file, {}), { host: '0.0.0.0', port: 9464 });
+  assert.deepEqual(httpSection(file, { WEIR_HTTP_PORT: '9500' }), { host: '0.0.0.0', port: 9500 });
+  writeFileSync(file, 'broker:\n  url: mqtt://127.0.0.1:1\n');
+  assert.deepEqual(httpSection(file, {}), { host: '0.0.0.0', port: 9464 }, 'no http section: the defaults weir run listens on');
+  writeFileSync(file, 'http:\n  port: ${PORT_UNSET}\n  tls: { cert_file: a.crt, key_file: a.key }\n');
+  assert.match(String(httpSection(file, {})), /weir\.yaml:2:9: environment variable PORT_UNSET is not set/);
+  assert.match(String(httpSection(join(dir, 'missing.yaml'), {})), /^cannot read .*missing\.yaml: ENOENT/);
 });

@@ -21,7 +21,7 @@ import { HttpSpec, type WeirFileConfig } from '../config/schema.js';
 import { validatePart } from '../config/validate.js';
 import { interpolateEnv, parseYaml, type YamlSource } from '../config/yaml-source.js';
 import { errorText } from '../errors.js';
-import { CONFIG_OPTION, parse } from './args.js';
+import { CONFIG_OPTION, parse, usageError } from './args.js';
 import type { Command } from './commands.js';
 
 const HELP = `usage: weir health [--config FILE] [--timeout-ms N] [--cert FILE --key FILE]
@@ -48,13 +48,12 @@ export const healthCommand: Command = {
     if ('exit' in p) return p.exit;
     const timeoutMs = p.values['timeout-ms'] === undefined ? 2000 : Number(p.values['timeout-ms']);
     if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || (p.values.cert === undefined) !== (p.values.key === undefined)) {
-      process.stderr.write(`error: --timeout-ms takes a whole number of milliseconds; --cert and --key go together\n\n${HELP}`);
-      return 2;
+      return usageError('--timeout-ms takes a whole number of milliseconds; --cert and --key go together', HELP);
     }
     const file = p.values.config ?? 'weir.yaml';
     const cfg = httpSection(file, process.env);
     if (typeof cfg === 'string') {
-      process.stdout.write(`unhealthy: ${file}: ${cfg}\n`);
+      process.stdout.write(`unhealthy: ${cfg}\n`);
       return 1;
     }
     if (cfg.port === 0) {
@@ -74,13 +73,13 @@ export const healthCommand: Command = {
   },
 };
 
-/** weir.yaml's `http:` section, interpolated and defaulted as weir run reads it; or what is wrong with it. */
+/** weir.yaml's `http:` section, interpolated and defaulted as weir run reads it; or what is wrong with it (file:line:col). */
 export function httpSection(file: string, env: NodeJS.ProcessEnv): HttpConfig | string {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    return `cannot read: ${errorText(err)}`;
+    return `cannot read ${file}: ${errorText(err)}`;
   }
   const src = parseYaml(file, text);
   if (src.errors.length) return src.errors[0]!.message;
