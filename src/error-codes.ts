@@ -92,6 +92,12 @@ export const CONFIG_CODES = {
     meaning: '`weir demo` embeds only a PostgreSQL-compatible database',
     action: 'run `weir run` against your own Kafka or Pulsar',
   },
+  'demo.packages_missing': {
+    class: 'fatal',
+    meaning:
+      '`weir demo` without its embedded broker and database (aedes, PGlite): development packages, which a production install (`npm ci --omit=dev`, the container image) leaves out',
+    action: 'install them as the message says, or run `npm ci && npm run demo` in a clone',
+  },
   'migrate.changed': { class: 'fatal', meaning: 'a migration file changed after it was applied', action: 'restore the file and add a new migration instead' },
   'migrate.failed': {
     class: 'fatal',

@@ -3,7 +3,7 @@
 // on the shipped weir.yaml and rules/ with only the endpoints changed, and simulated devices
 // publishing the seeds' telemetry. A live line of counters until Ctrl-C, then an orderly stop.
 // Editing a rule file reloads the rules, as in `weir run` (core/rules-watch.ts), and says so.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Runtime } from '../core/runtime.js';
@@ -13,7 +13,7 @@ import type { EmbeddedDatabase } from '../embedded/database.js';
 import { demoConfig } from '../embedded/demo-config.js';
 import type { Devices } from '../embedded/devices.js';
 import { ConfigErrors } from '../config/load.js';
-import { errorText, type ConfigError } from '../errors.js';
+import { WeirError, errorText, type ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
@@ -105,11 +105,14 @@ class Demo {
   async start(configFile: string, o: DemoOptions): Promise<void> {
     // Loaded here, not at the top: every other weir command imports this file through commands.ts
     // and should not pay for loading aedes and PGlite (150 ms).
+    // Their packages are devDependencies (the image and `npm ci --omit=dev` leave them out).
     const [{ startEmbeddedBroker }, { startEmbeddedDatabase }, { simulateDevices }] = await Promise.all([
       import('../embedded/broker.js'),
       import('../embedded/database.js'),
       import('../embedded/devices.js'),
-    ]);
+    ]).catch((err: unknown) => {
+      throw demoPackagesMissing(err) ?? err;
+    });
     const t0 = Date.now();
     this.broker = await startEmbeddedBroker();
     const tBroker = Date.now();
@@ -198,6 +201,30 @@ class Demo {
     if (this.derivedFile) rmSync(dirname(this.derivedFile), { recursive: true, force: true });
     return `${published} samples published, ${stored} rows in ${this.table}`;
   }
+}
+
+/** The packages of the demo's embedded broker and database: devDependencies. */
+const DEMO_PACKAGES = ['@electric-sql/pglite', '@electric-sql/pglite-socket', 'aedes'];
+
+/**
+ * The error for an embedded part whose package is not installed (a production install leaves the
+ * devDependencies out): which packages `weir demo` needs and the command that installs them, at the
+ * versions package.json names. Undefined for any other error.
+ */
+export function demoPackagesMissing(err: unknown): WeirError | undefined {
+  const missing =
+    err instanceof Error &&
+    (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+    /Cannot find (?:package|module) '([^']+)'/.exec(errorText(err))?.[1];
+  if (!missing || !DEMO_PACKAGES.includes(missing)) return undefined;
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  const specs = DEMO_PACKAGES.map((name) => `${name}@${pkg.devDependencies?.[name] ?? 'latest'}`);
+  return new WeirError(
+    'demo.packages_missing',
+    `weir demo needs ${DEMO_PACKAGES.join(', ')} (its in-process broker and database), which this install leaves out (${missing} is missing): ` +
+      `they are development packages, not part of a production install or the container image. Install them with \`npm install --no-save ${specs.join(' ')}\`, or run \`npm ci && npm run demo\` in a clone of weir`,
+    { cause: err },
+  );
 }
 
 /** Sum of every sample of one metric family in Prometheus text format. */

@@ -89,6 +89,8 @@ export async function startWeir(
     args?: string[];
     nodeArgs?: string[];
     compiled?: boolean;
+    /** A bin/weir.js to run instead of the repository's: a copy of the image's /app (test/dockerfile.test.ts). */
+    entry?: string;
     /** Whether weir serves /healthz on this port; default: a plain HTTP GET (http.tls needs its own). */
     healthz?: (port: number) => Promise<boolean>;
   } = {},
@@ -96,7 +98,7 @@ export async function startWeir(
   const httpPort = await freePort();
   const dir = writeWeirFiles(files, httpPort, opts.dir);
   // compiled: run bin/weir.js on dist/ as production does (benchmarks; `npm run build` first).
-  const entry = opts.compiled ? [join(ROOT, 'bin/weir.js')] : ['--import', TSX, ENTRY];
+  const entry = opts.entry ? [opts.entry] : opts.compiled ? [join(ROOT, 'bin/weir.js')] : ['--import', TSX, ENTRY];
   const svc = startService(
     process.execPath,
     [...(opts.nodeArgs ?? []), ...entry, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])],
