@@ -4,7 +4,7 @@ import { Runtime } from '../core/runtime.js';
 import { watchRules } from '../core/rules-watch.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
-import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
+import { migratableSinks } from '../core/migrate-sinks.js';
 import { logSinkProblems } from '../core/log-sink-problems.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';
@@ -39,38 +39,26 @@ export const runCommand: Command = {
     const cfg = loadOrReport(p.values.config);
     if (!cfg) return 1;
     const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel);
-    if (cfg.migrateOnStart) {
-      try {
-        await migrateSinks(migratableSinks(cfg), {}, (s, r) =>
-          log.info({ sink: s.name, applied: r.applied, notes: r.notes.length ? r.notes : undefined }, 'migrations applied'),
-        );
-      } catch (err) {
-        log.error({ err: redactUrl(errorText(err)) }, 'migrations failed; not starting');
-        return 1;
-      }
-    }
-    // What the rules need and a sink lacks (a table, a column): said now, at error level, with
-    // the rule file and line, rather than only as the retries of the first write.
-    await logSinkProblems(cfg, log);
     const session = p.values.transient ? 'transient' : 'persistent';
-    logSessionNotice(cfg, session, log);
-    let runtime: Runtime | undefined;
+    let runtime: Runtime;
     try {
       // Creating the sinks can throw too (a setting the loader let through would be a bug there):
       // the error is logged, never a stack trace.
-      runtime = new Runtime(cfg, log, { session });
-      await runtime.start();
+      runtime = new Runtime(cfg, log, { session, migrate: cfg.migrateOnStart ? migratableSinks(cfg) : [] });
     } catch (err) {
       log.error({ err: redactUrl(errorText(err)) }, 'start failed');
-      await runtime?.stop({ graceMs: 0 });
       return 1;
     }
     const graceMs = Number(p.values['grace-ms'] ?? 30_000);
-    const watcher = watchRules(runtime, cfg.rulesDir, log);
-    const code = await new Promise<number>((resolve) => {
+    let watcher: ReturnType<typeof watchRules> | undefined;
+    let signalled = false;
+    // Signals are taken from here on, so one that comes while weir waits for its database to
+    // migrate ends the wait at once (a clean exit 0, not a kill by the default handler).
+    const stopped = new Promise<number>((resolve) => {
       const stop = (signal: string) => {
         log.info({ signal }, 'signal received');
-        watcher.close();
+        signalled = true;
+        watcher?.close();
         runtime.stop({ graceMs, endSession: Boolean(p.values.drain) }).then(
           () => resolve(0),
           (err: unknown) => {
@@ -82,6 +70,23 @@ export const runCommand: Command = {
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
     });
+    try {
+      // HTTP first; with migrate_on_start the migrations, retried until the database takes them
+      // (/readyz not ready meanwhile, saying why); only then do sinks connect and the broker deal.
+      if (await runtime.prepare()) {
+        // What the rules need and a sink lacks (a table, a column): said now, at error level, with
+        // the rule file and line, rather than only as the retries of the first write.
+        await logSinkProblems(cfg, log);
+        logSessionNotice(cfg, session, log);
+        await runtime.start();
+        if (!signalled) watcher = watchRules(runtime, cfg.rulesDir, log);
+      }
+    } catch (err) {
+      log.error({ err: redactUrl(errorText(err)) }, 'start failed');
+      await runtime.stop({ graceMs: 0 });
+      return 1;
+    }
+    const code = await stopped;
     // Everything weir opened is closed now; a handle a library left behind (a retry timer, a
     // socket still connecting) must not keep a stopped weir alive until the orchestrator's
     // SIGKILL, which would make a clean stop look like a crash. Name it, then exit.

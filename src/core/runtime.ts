@@ -1,7 +1,8 @@
-// Start sinks → rules → broker connections; stop in reverse. Shutdown stops reading, writes what was read,
-// acks what was written, and disconnects: nothing is acked that was not stored.
+// Start HTTP → migrations (migrate_on_start) → sinks → rules → broker connections; stop in reverse.
+// Shutdown stops reading, writes what was read, acks what was written, and disconnects: nothing is
+// acked that was not stored.
 import type http from 'node:http';
-import { loadRules, type WeirConfig } from '../config/load.js';
+import { loadRules, type SinkConfig, type WeirConfig } from '../config/load.js';
 import { type ConfigError, errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createMetrics, registerProcessMetrics, type Metrics } from '../metrics/names.js';
@@ -15,6 +16,7 @@ import { Pipeline } from './pipeline.js';
 import { ruleStatus, type ReloadFailure } from './rule-status.js';
 import { SinkRunner } from './sink-runner.js';
 import type { Sink } from '../sinks/types.js';
+import { StartupMigration } from './migrate-sinks.js';
 
 export interface StopOptions {
   /** How long to wait for in-flight messages to be stored and acked. */
@@ -26,6 +28,11 @@ export interface StopOptions {
 export interface RuntimeOptions {
   /** The broker sessions' lifetime (`weir run --transient`); default persistent. */
   session?: SessionMode;
+  /**
+   * Sinks to migrate before any sink connects or the broker is subscribed (`migrate_on_start`),
+   * retried with backoff until they are; /readyz is not ready meanwhile and says why.
+   */
+  migrate?: readonly SinkConfig[];
 }
 
 export class Runtime {
@@ -34,6 +41,10 @@ export class Runtime {
   readonly pipeline: Pipeline;
   readonly connections: BrokerConnections;
   private readonly abort = new AbortController();
+  /** Aborted as soon as stop() is called: ends the wait for migrations. */
+  private readonly startup = new AbortController();
+  private readonly migration: StartupMigration | undefined;
+  private preparing: Promise<boolean> | undefined;
   private server: http.Server | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
@@ -66,18 +77,35 @@ export class Runtime {
     for (const sc of cfg.sinks.values()) this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal));
     this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log);
     this.connections = new BrokerConnections(cfg.broker, (msg, settlement) => this.pipeline.handle(msg, settlement), this.metrics, log, opts.session);
+    if (opts.migrate?.length) this.migration = new StartupMigration(opts.migrate, log);
   }
 
   get httpPort(): number | undefined {
     return this.server ? boundPort(this.server) : undefined;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Serves HTTP (/healthz answers, /readyz says what weir waits for), then runs the migrations,
+   * retried until they succeed. Resolves false when stop() came first; start() then does nothing.
+   */
+  prepare(): Promise<boolean> {
+    this.preparing ??= this.doPrepare();
+    return this.preparing;
+  }
+
+  private async doPrepare(): Promise<boolean> {
     this.server = await startHttp(this.cfg.http, this.metrics.registry, {
       readiness: () => this.readiness(),
       rules: () => ruleStatus(this.pipeline.liveRules, this.reloadFailure),
       sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.type.type, ...r.status })),
     });
+    if (this.migration) return this.migration.run(this.startup.signal);
+    return !this.stopping;
+  }
+
+  async start(): Promise<void> {
+    // Nothing connects, and the broker is not subscribed, before the migrations succeeded.
+    if (!(await this.prepare()) || this.stopping) return;
     // Sinks connect in the background: while one is down its messages stay unacked, the connections
     // stops reading at max_unacked, and the broker queues. Nothing waits on a sink to start.
     for (const r of this.runners.values()) void r.connect();
@@ -124,10 +152,16 @@ export class Runtime {
       }),
     );
     const broker = this.connections.connected;
-    return { ready: broker && runners.every((r) => r.ready) && !this.stopping, detail: { broker, sinks } };
+    const migration = this.migration?.status;
+    const migrated = !migration || migration.state === 'done';
+    return {
+      ready: migrated && broker && runners.every((r) => r.ready) && !this.stopping,
+      detail: migrated ? { broker, sinks } : { broker, sinks, migration },
+    };
   }
 
   stop(opts: StopOptions = {}): Promise<void> {
+    this.startup.abort();
     this.stopping ??= this.doStop(opts);
     return this.stopping;
   }
