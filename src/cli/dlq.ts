@@ -7,7 +7,7 @@ import { openLetterStore } from '../dead-letters/open-store.js';
 import { replay } from '../dead-letters/replay.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
-import { CONFIG_HELP, CONFIG_OPTION, parse, usageError, type Parsed } from './args.js';
+import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError, type Parsed } from './args.js';
 import type { Command } from './commands.js';
 import { letterJson, letterTable, letterText, replaySummaryText, summaryJson } from './dlq-output.js';
 import { loadOrReport } from './load-or-report.js';
@@ -112,12 +112,11 @@ export const dlqCommand: Command = {
 };
 
 async function list(args: string[]): Promise<number> {
-  const p = parse(args, { ...FILTER_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } }, LIST_HELP);
+  const p = parse(args, { ...FILTER_OPTIONS, limit: numberOption({ unit: 'letters', min: 1, max: 999_999_999 }), json: { type: 'boolean' } }, LIST_HELP);
   if ('exit' in p) return p.exit;
   const filter = filterOf(p.values);
   if (typeof filter === 'string') return usageError(filter, LIST_HELP);
-  const limit = p.values.limit === undefined ? DEFAULT_LIMIT : positiveInteger(p.values.limit);
-  if (limit === undefined) return usageError(`--limit must be a positive integer, not '${p.values.limit}'`, LIST_HELP);
+  const limit = p.values.limit ?? DEFAULT_LIMIT;
   return withStore(p.values, async (store) => {
     const letters = await store.list(filter, limit + 1);
     const more = letters.length > limit;
@@ -152,13 +151,13 @@ async function show(args: string[]): Promise<number> {
 }
 
 async function replayLetters(args: string[]): Promise<number> {
-  const p = parse(args, { ...FILTER_OPTIONS, rate: { type: 'string' }, 'dry-run': { type: 'boolean' } }, REPLAY_HELP);
+  const rateOption = numberOption({ unit: 'letters per second', min: 0, aboveMin: true, fraction: true, suffix: '/s' });
+  const p = parse(args, { ...FILTER_OPTIONS, rate: rateOption, 'dry-run': { type: 'boolean' } }, REPLAY_HELP);
   if ('exit' in p) return p.exit;
   const filter = filterOf(p.values);
   if (typeof filter === 'string') return usageError(filter, REPLAY_HELP);
   if (filter.state === 'replayed') return usageError('a replayed letter is never replayed again: --state replayed selects nothing', REPLAY_HELP);
-  const rate = p.values.rate === undefined ? DEFAULT_RATE : parseRate(p.values.rate);
-  if (rate === undefined) return usageError(`--rate must be a positive number of letters per second (200 or 200/s), not '${p.values.rate}'`, REPLAY_HELP);
+  const rate = p.values.rate ?? DEFAULT_RATE;
   return withStore(p.values, async (store, cfg) => {
     const pending = { ...filter, state: 'pending' } as const;
     if (p.values['dry-run']) return preview(store, pending, 'would replay');
@@ -247,14 +246,4 @@ export function parseTime(text: string, now: number): number | null {
   if (!ISO.test(text.trim())) return null;
   const t = Date.parse(text.trim());
   return Number.isFinite(t) ? t : null;
-}
-
-function parseRate(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)(?:\/s)?$/.exec(text.trim());
-  const n = m ? Number(m[1]) : NaN;
-  return n > 0 ? n : undefined;
-}
-
-function positiveInteger(text: string): number | undefined {
-  return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : undefined;
 }

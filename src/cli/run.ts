@@ -1,12 +1,12 @@
 // weir run: start the pipeline and keep it running until SIGTERM/SIGINT; SIGHUP or an edit in
 // the rules directory reloads the rules (core/rules-watch.ts).
-import { Runtime } from '../core/runtime.js';
+import { DEFAULT_GRACE_MS, Runtime } from '../core/runtime.js';
 import { watchRules } from '../core/rules-watch.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
 import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
 import { logSinkProblems } from '../core/log-sink-problems.js';
-import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
+import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
 import { logSessionNotice } from './session-notice.js';
@@ -22,7 +22,7 @@ nothing is lost across a restart. SIGHUP, or an edit of a rule file, reloads the
 edit is rejected and the running rules stay (counted in weir_rules_reload_failures_total, its
 errors shown on /rules).
 
-${CONFIG_HELP}  --grace-ms N        how long shutdown waits for in-flight messages (default 30000)
+${CONFIG_HELP}  --grace-ms N        how long shutdown waits for in-flight messages, in ms (default ${DEFAULT_GRACE_MS})
   --drain             on SIGTERM, leave the share group for good: unsubscribe, finish, end the
                       broker sessions (for a member removed by a scale-down, not for restarts)
   --transient         connect with clean start and session expiry 0: the broker drops the
@@ -34,7 +34,11 @@ ${CONFIG_HELP}  --grace-ms N        how long shutdown waits for in-flight messag
 export const runCommand: Command = {
   summary: 'run the rules: broker → rules → sinks, ack after commit',
   async run(args) {
-    const p = parse(args, { ...CONFIG_OPTION, 'grace-ms': { type: 'string' }, drain: { type: 'boolean' }, transient: { type: 'boolean' } }, HELP);
+    const p = parse(
+      args,
+      { ...CONFIG_OPTION, 'grace-ms': numberOption({ unit: 'milliseconds', min: 0 }), drain: { type: 'boolean' }, transient: { type: 'boolean' } },
+      HELP,
+    );
     if ('exit' in p) return p.exit;
     const cfg = loadOrReport(p.values.config);
     if (!cfg) return 1;
@@ -65,7 +69,7 @@ export const runCommand: Command = {
       await runtime?.stop({ graceMs: 0 });
       return 1;
     }
-    const graceMs = Number(p.values['grace-ms'] ?? 30_000);
+    const graceMs = p.values['grace-ms'] ?? DEFAULT_GRACE_MS;
     const watcher = watchRules(runtime, cfg.rulesDir, log);
     const code = await new Promise<number>((resolve) => {
       const stop = (signal: string) => {

@@ -138,7 +138,7 @@ export class MqttSession {
   async drained(timeoutMs: number, quietMs = 0): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while ((this.window?.held ?? 0) > 0 || Date.now() - this.lastReceivedAt < quietMs) {
-      if (Date.now() > deadline) return false;
+      if (!(Date.now() <= deadline)) return false; // also when the deadline is not a number
       await new Promise((r) => setTimeout(r, 20));
     }
     return true;

@@ -231,10 +231,10 @@ test('usage errors: one line, exit 2; no store: exit 1; every subcommand has --h
   const usage: Array<[string[], RegExp]> = [
     [['list', '--since', 'yesterday'], /^error: --since: 'yesterday' is not a time/],
     [['list', '--until', '2024-13-45'], /^error: --until: '2024-13-45' is not a time/],
-    [['list', '--limit', '0'], /^error: --limit must be a positive integer/],
+    [['list', '--limit', '0'], /^error: --limit takes a whole number of letters, from 1 to 999999999, not '0'\n/],
     [['list', '--state', 'done'], /^error: --state is pending or replayed/],
     [['show'], /^error: which letter\?/],
-    [['replay', '--rate', '0'], /^error: --rate must be a positive number/],
+    [['replay', '--rate', '0'], /^error: --rate takes a number of letters per second, above 0 \(e\.g\. 200 or 200\/s\), not '0'\n/],
     [['purge'], /^error: purge needs a filter, or --all/],
     [['purge', '--all', '--rule', 'x'], /^error: --all with a filter/],
     [['frob'], /^error: unknown subcommand 'frob'/],
