@@ -13,7 +13,7 @@ import type { EmbeddedDatabase } from '../embedded/database.js';
 import { demoConfig } from '../embedded/demo-config.js';
 import type { Devices } from '../embedded/devices.js';
 import { ConfigErrors } from '../config/load.js';
-import { errorText, type ConfigError } from '../errors.js';
+import { errorText, WeirError, type ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
@@ -68,6 +68,10 @@ export const demoCommand: Command = {
       await demo.start(p.values.config ?? join(PACKAGE_ROOT, 'weir.yaml'), { devices: devicesN, intervalMs, size, httpPort });
     } catch (err) {
       if (err instanceof ConfigErrors) for (const e of err.errors) process.stderr.write(`error: ${e.message}\n`);
+      else if (err instanceof WeirError && err.code === 'config.http_port_in_use')
+        process.stderr.write(
+          `error: port ${httpPort} (the demo's /metrics, /healthz, /readyz) is in use by another process: choose another with --http-port N (0 picks a free one)\n`,
+        );
       else process.stderr.write(`error: ${errorText(err)}\n`);
       await demo.stop();
       return 1;
