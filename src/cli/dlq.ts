@@ -10,7 +10,7 @@ import { createLogger, redactUrl } from '../log.js';
 import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError, type Parsed } from './args.js';
 import type { Command } from './commands.js';
 import { letterJson, letterTable, letterText, replaySummaryText, summaryJson } from './dlq-output.js';
-import { loadOrReport } from './load-or-report.js';
+import { loadOrReport, loadSettingsOrReport } from './load-or-report.js';
 
 const HELP = `usage: weir dlq <list|show|replay|purge> [options]
 
@@ -158,25 +158,29 @@ async function replayLetters(args: string[]): Promise<number> {
   if (typeof filter === 'string') return usageError(filter, REPLAY_HELP);
   if (filter.state === 'replayed') return usageError('a replayed letter is never replayed again: --state replayed selects nothing', REPLAY_HELP);
   const rate = p.values.rate ?? DEFAULT_RATE;
-  return withStore(p.values, async (store, cfg) => {
-    const pending = { ...filter, state: 'pending' } as const;
-    if (p.values['dry-run']) return preview(store, pending, 'would replay');
-    const release = await store.lockForReplay();
-    const stop = new AbortController();
-    const interrupt = () => stop.abort();
-    process.once('SIGINT', interrupt);
-    process.once('SIGTERM', interrupt);
-    try {
-      const log = createLogger(process.env.WEIR_LOG_LEVEL ?? 'warn', 2);
-      const summary = await replay(cfg, store, { filter, rate, signal: stop.signal, log });
-      process.stdout.write(summary.selected === 0 ? `nothing to replay: no pending letter matches in ${store.where}\n` : replaySummaryText(summary));
-      return summary.stored === summary.selected ? 0 : 1;
-    } finally {
-      process.off('SIGINT', interrupt);
-      process.off('SIGTERM', interrupt);
-      await release();
-    }
-  });
+  return withStore(
+    p.values,
+    async (store, cfg) => {
+      const pending = { ...filter, state: 'pending' } as const;
+      if (p.values['dry-run']) return preview(store, pending, 'would replay');
+      const release = await store.lockForReplay();
+      const stop = new AbortController();
+      const interrupt = () => stop.abort();
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
+      try {
+        const log = createLogger(process.env.WEIR_LOG_LEVEL ?? 'warn', 2);
+        const summary = await replay(cfg, store, { filter, rate, signal: stop.signal, log });
+        process.stdout.write(summary.selected === 0 ? `nothing to replay: no pending letter matches in ${store.where}\n` : replaySummaryText(summary));
+        return summary.stored === summary.selected ? 0 : 1;
+      } finally {
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
+        await release();
+      }
+    },
+    'needed',
+  );
 }
 
 async function purge(args: string[]): Promise<number> {
@@ -202,9 +206,18 @@ async function preview(store: LetterStore, filter: LetterFilter, verb: string): 
   return 0;
 }
 
-/** Loads weir.yaml, opens the store, runs `fn`, and turns any error into one line and exit 1. */
-async function withStore(values: { config?: string; fallback?: boolean }, fn: (store: LetterStore, cfg: WeirConfig) => Promise<number>): Promise<number> {
-  const cfg = loadOrReport(values.config);
+/**
+ * Loads weir.yaml, opens the store, runs `fn`, and turns any error into one line and exit 1.
+ * Reading and deleting letters needs only weir.yaml's sinks and dead-letter settings: invalid rule
+ * files are warned about, not fatal (a broken rule is when the letters are wanted). Replaying
+ * sends letters through the rules, so it needs every rule valid, as `weir run` does.
+ */
+async function withStore(
+  values: { config?: string; fallback?: boolean },
+  fn: (store: LetterStore, cfg: WeirConfig) => Promise<number>,
+  rules: 'needed' | 'not needed' = 'not needed',
+): Promise<number> {
+  const cfg = rules === 'needed' ? loadOrReport(values.config) : loadSettingsOrReport(values.config);
   if (!cfg) return 1;
   let store: LetterStore | undefined;
   try {
