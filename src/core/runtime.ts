@@ -124,7 +124,10 @@ export class Runtime {
       }),
     );
     const broker = this.connections.connected;
-    return { ready: broker && runners.every((r) => r.ready) && !this.stopping, detail: { broker, sinks } };
+    // Connected is not enough while another process keeps taking the session (session-takeover.ts).
+    const takenOver = this.connections.takenOver;
+    const ready = broker && takenOver === undefined && runners.every((r) => r.ready) && !this.stopping;
+    return { ready, detail: takenOver === undefined ? { broker, sinks } : { broker, broker_reason: takenOver, sinks } };
   }
 
   stop(opts: StopOptions = {}): Promise<void> {
