@@ -88,11 +88,15 @@ export const runCommand: Command = {
     });
     // Everything weir opened is closed now; a handle a library left behind (a retry timer, a
     // socket still connecting) must not keep a stopped weir alive until the orchestrator's
-    // SIGKILL, which would make a clean stop look like a crash. Name it, then exit.
-    setTimeout(() => {
-      log.warn({ handles: process.getActiveResourcesInfo() }, 'stopped, but open handles keep the process alive; exiting');
-      process.exit(code);
-    }, EXIT_WAIT_MS).unref();
+    // SIGKILL, which would make a clean stop look like a crash. Name it, then exit. A part stop()
+    // left behind keeps its socket open, so the loop will not empty: then there is no use waiting.
+    setTimeout(
+      () => {
+        log.warn({ handles: process.getActiveResourcesInfo() }, 'stopped, but open handles keep the process alive; exiting');
+        process.exit(code);
+      },
+      runtime.leftBehind.length ? 0 : EXIT_WAIT_MS,
+    ).unref();
     return code;
   },
 };

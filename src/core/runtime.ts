@@ -38,6 +38,8 @@ export class Runtime {
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private reloadFailure: ReloadFailure | undefined;
+  /** The parts stop() gave up closing (a peer that did not answer): their sockets stay open. */
+  readonly leftBehind: string[] = [];
 
   constructor(
     readonly cfg: WeirConfig,
@@ -182,7 +184,10 @@ export class Runtime {
       ),
       deadline,
     );
-    if (!done) this.log.warn({ part: what }, 'closing did not finish in time; left behind');
+    if (!done) {
+      this.log.warn({ part: what }, 'closing did not finish in time; left behind');
+      this.leftBehind.push(what);
+    }
   }
 }
 

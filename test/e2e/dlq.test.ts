@@ -223,7 +223,7 @@ actions:
   assert.equal(readFileSync(`${file}.replayed`, 'utf8'), '');
 });
 
-test('usage errors: one line, exit 2; no store: exit 1; every subcommand has --help', { timeout: 60_000 }, async () => {
+test('usage errors: one line, exit 2; no store: exit 1; every subcommand has --help', { timeout: 180_000 }, async () => {
   const dir = tempDir('dlq-usage');
   mkdirSync(join(dir, 'rules'));
   writeFileSync(join(dir, 'weir.yaml'), 'sinks: {}\n');
