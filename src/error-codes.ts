@@ -87,6 +87,11 @@ export const CONFIG_CODES = {
     action: 'select the name in the SQL (`AS name`), fix its spelling, or use an event field',
   },
   'config.topic_filter': { class: 'fatal', meaning: 'an invalid MQTT topic filter', action: '`+` and `#` stand alone between slashes, `#` only last' },
+  'config.http_port_in_use': {
+    class: 'fatal',
+    meaning: 'another process already listens on `http.port` (where /metrics, /healthz and /readyz are served)',
+    action: 'stop that process, or choose another port: `http.port` in weir.yaml, `--http-port` for `weir demo`',
+  },
   'demo.unsupported_sink': {
     class: 'fatal',
     meaning: '`weir demo` embeds only a PostgreSQL-compatible database',

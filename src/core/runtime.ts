@@ -49,6 +49,8 @@ export class Runtime {
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private reloadFailure: ReloadFailure | undefined;
+  /** The parts stop() gave up closing (a peer that did not answer): their sockets stay open. */
+  readonly leftBehind: string[] = [];
 
   constructor(
     readonly cfg: WeirConfig,
@@ -154,10 +156,14 @@ export class Runtime {
     const broker = this.connections.connected;
     const migration = this.migration?.status;
     const migrated = !migration || migration.state === 'done';
-    return {
-      ready: migrated && broker && runners.every((r) => r.ready) && !this.stopping,
-      detail: migrated ? { broker, sinks } : { broker, sinks, migration },
-    };
+    // Connected is not enough while another process keeps taking the session (session-takeover.ts).
+    const takenOver = this.connections.takenOver;
+    const ready = migrated && broker && takenOver === undefined && runners.every((r) => r.ready) && !this.stopping;
+    const detail: Record<string, unknown> = { broker };
+    if (takenOver !== undefined) detail.broker_reason = takenOver;
+    detail.sinks = sinks;
+    if (!migrated) detail.migration = migration;
+    return { ready, detail };
   }
 
   stop(opts: StopOptions = {}): Promise<void> {
@@ -166,15 +172,21 @@ export class Runtime {
     return this.stopping;
   }
 
-  private async doStop({ graceMs = 30_000, endSession = false }: StopOptions): Promise<void> {
+  private async doStop({ graceMs: asked, endSession = false }: StopOptions): Promise<void> {
+    // The grace period is what bounds the wait for held messages: one that is not a number would
+    // make every deadline below NaN, and a comparison with NaN never ends the wait (`weir run
+    // --grace-ms abc` once waited for ever; the CLI refuses it now, this keeps any caller safe).
+    const graceMs = asked !== undefined && Number.isFinite(asked) && asked >= 0 ? asked : DEFAULT_GRACE_MS;
     this.log.info({ grace_ms: graceMs, end_session: endSession }, endSession ? 'draining: leaving the share group' : 'stopping');
+    const deadline = Date.now() + graceMs;
     if (endSession) {
-      // Unsubscribe first so the broker stops dealing this member messages, then finish the rest.
-      await this.connections.setFilters([]).catch((err: unknown) => this.log.warn({ err: errorText(err) }, 'unsubscribe failed'));
+      // Unsubscribe first so the broker stops dealing this member messages, then finish the rest;
+      // a broker that does not answer the UNSUBSCRIBE gets the grace period, no more.
+      const unsubscribed = this.connections.setFilters([]).catch((err: unknown) => this.log.warn({ err: errorText(err) }, 'unsubscribe failed'));
+      await withDeadline(unsubscribed, deadline);
     } else {
       this.connections.pauseReading();
     }
-    const deadline = Date.now() + graceMs;
     for (const r of this.runners.values()) await withDeadline(r.flush(), deadline);
     // Leaving for good: wait for a quiet second too, since what the broker dealt before the
     // UNSUBSCRIBE may still be arriving, and ending the session would drop it.
@@ -207,7 +219,10 @@ export class Runtime {
       ),
       deadline,
     );
-    if (!done) this.log.warn({ part: what }, 'closing did not finish in time; left behind');
+    if (!done) {
+      this.log.warn({ part: what }, 'closing did not finish in time; left behind');
+      this.leftBehind.push(what);
+    }
   }
 }
 
@@ -216,6 +231,9 @@ function deadLetterStore(cfg: WeirConfig, sinks: ReadonlyMap<string, Sink>): Dea
   const place = deadLetterPlace(cfg);
   return 'sink' in place ? sinkDeadLetterWriter(sinks.get(place.sink.name)!) : fileDeadLetterWriter(place.file);
 }
+
+/** How long stop() waits for in-flight messages unless told otherwise. */
+export const DEFAULT_GRACE_MS = 30_000;
 
 /** Time each closing step gets when the grace period is already spent. */
 const CLOSE_FLOOR_MS = 5_000;

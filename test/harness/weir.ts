@@ -23,11 +23,11 @@ export function shippedNodeFlags(): string[] {
   return m[1]!.split(' ').filter(Boolean);
 }
 
-/** Runs the CLI to completion; resolves with its exit code and output. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the CLI to completion (in `cwd`, default the repository); resolves with its exit code and output. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const p: ChildProcess = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
