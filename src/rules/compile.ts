@@ -4,6 +4,7 @@
 // order EMQX 5 evaluates them in, so the same rules fail on the same messages.
 import { forEachChild, forEachStatementExpr, type Expr, type Field, type Statement, type Target } from './ast.js';
 import { compileExpr, type CompileEnv } from './compile-expr.js';
+import { budgetLeft, checkBudget, overBudget, resumeEvaluation, startEvaluation } from './budget.js';
 import { asEvalError, RuleEvalError } from './errors.js';
 import { decodedPayload, eventReader, inputSnapshot, type Ev } from './event-fields.js';
 import { FUNCTIONS } from './functions/all.js';
@@ -107,6 +108,7 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
   };
   const runSync = (ctx: MessageContext, ruleId: string): EvalResult => {
     const s = new Scope(ctx, ruleId, nSlots === 0 ? NO_SLOTS : new Array(nSlots), undefined);
+    startEvaluation();
     try {
       return run(s);
     } catch (err) {
@@ -121,17 +123,24 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
   return { filters, async, evaluate, evaluateRouted, sql, payloadPaths: [...env.payloadPaths] };
 }
 
-/** Re-runs the synchronous closures until every asynchronous call they reach has settled. */
+/**
+ * Re-runs the synchronous closures until every asynchronous call they reach has settled. The runs
+ * share one evaluation budget (the waits between them are not charged: JSONata has its own timeout).
+ */
 async function evaluateAsync(ctx: MessageContext, ruleId: string, nSlots: number, run: (s: Scope) => EvalResult): Promise<EvalResult> {
   const settled: SettledCalls = { next: 0, results: [] };
+  let left: number = LIMITS.evaluationBudgetMs;
   for (let round = 0; ; round++) {
     settled.next = 0;
     const s = new Scope(ctx, ruleId, new Array(nSlots), settled);
+    resumeEvaluation(left);
     try {
       return run(s);
     } catch (err) {
       if (!(err instanceof PendingCall)) throw asEvalError(err);
       if (round > LIMITS.maxForeachOutputs) throw new RuleEvalError('rule.limit', 'too many asynchronous calls in one evaluation');
+      left = budgetLeft();
+      if (left <= 0) throw overBudget('asynchronous calls');
       await err.promise;
     }
   }
@@ -167,7 +176,11 @@ function compileForeach(
     if (list.length > LIMITS.maxForeachOutputs) {
       throw new RuleEvalError('rule.limit', `FOREACH over ${list.length} elements, more than ${LIMITS.maxForeachOutputs}`);
     }
-    for (const item of list) {
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
+      // Every 16th element: the budget's clock starts at the first check, so a FOREACH over a
+      // few elements never reads it.
+      if ((i & 15) === 15) checkBudget('FOREACH');
       // DO and INCASE see the event fields, what FOREACH selected and the item; without DO the
       // output is all of them (EMQX's filter_collection over the columns merged with the selected).
       const slots = s.slots.slice();
