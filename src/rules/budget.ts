@@ -11,12 +11,17 @@
 import { RuleEvalError } from './errors.js';
 import { LIMITS } from './limits.js';
 
-/** When the current evaluation must end (performance.now() time), or 0 before its first check. */
-let deadline = 0;
+/** When the current evaluation must end (performance.now() time), 0 before its first check, -1 outside an evaluation. */
+let deadline = -1;
 
 /** A new evaluation: its clock starts at its first check. */
 export function startEvaluation(): void {
   deadline = 0;
+}
+
+/** The evaluation is over: a function called outside one (a constant folded at compile time, a benchmark) has no budget. */
+export function endEvaluation(): void {
+  deadline = -1;
 }
 
 /** A further run of an asynchronous rule (one per settled jsonata() call), with what is left of its budget. */
@@ -26,11 +31,12 @@ export function resumeEvaluation(leftMs: number): void {
 
 /** Milliseconds left to the current evaluation (its whole budget before the first check). */
 export function budgetLeft(): number {
-  return deadline === 0 ? LIMITS.evaluationBudgetMs : deadline - performance.now();
+  return deadline <= 0 ? LIMITS.evaluationBudgetMs : deadline - performance.now();
 }
 
 /** Fails the evaluation with rule.limit once it has run past its budget; `what` names the step. */
 export function checkBudget(what: string): void {
+  if (deadline < 0) return;
   const now = performance.now();
   if (deadline === 0) deadline = now + LIMITS.evaluationBudgetMs;
   else if (now > deadline) throw overBudget(what);

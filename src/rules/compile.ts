@@ -4,7 +4,7 @@
 // order EMQX 5 evaluates them in, so the same rules fail on the same messages.
 import { forEachChild, forEachStatementExpr, type Expr, type Field, type Statement, type Target } from './ast.js';
 import { compileExpr, type CompileEnv } from './compile-expr.js';
-import { budgetLeft, checkBudget, overBudget, resumeEvaluation, startEvaluation } from './budget.js';
+import { budgetLeft, checkBudget, endEvaluation, overBudget, resumeEvaluation, startEvaluation } from './budget.js';
 import { asEvalError, RuleEvalError } from './errors.js';
 import { decodedPayload, eventReader, inputSnapshot, type Ev } from './event-fields.js';
 import { FUNCTIONS } from './functions/all.js';
@@ -113,6 +113,8 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
       return run(s);
     } catch (err) {
       throw asEvalError(err);
+    } finally {
+      endEvaluation();
     }
   };
   const runAsync = (ctx: MessageContext, ruleId: string): Promise<EvalResult> => evaluateAsync(ctx, ruleId, nSlots, run);
@@ -130,6 +132,7 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
 async function evaluateAsync(ctx: MessageContext, ruleId: string, nSlots: number, run: (s: Scope) => EvalResult): Promise<EvalResult> {
   const settled: SettledCalls = { next: 0, results: [] };
   let left: number = LIMITS.evaluationBudgetMs;
+  let pending: Promise<void>;
   for (let round = 0; ; round++) {
     settled.next = 0;
     const s = new Scope(ctx, ruleId, new Array(nSlots), settled);
@@ -141,8 +144,11 @@ async function evaluateAsync(ctx: MessageContext, ruleId: string, nSlots: number
       if (round > LIMITS.maxForeachOutputs) throw new RuleEvalError('rule.limit', 'too many asynchronous calls in one evaluation');
       left = budgetLeft();
       if (left <= 0) throw overBudget('asynchronous calls');
-      await err.promise;
+      pending = err.promise;
+    } finally {
+      endEvaluation();
     }
+    await pending;
   }
 }
 

@@ -20,11 +20,14 @@ export const LIMITS = {
   evaluationBudgetMs: 1_000,
   /**
    * Most work one regular expression call may do: the input's length in UTF-16 units times the
-   * pattern's RE2 program size. RE2's slowest path (captures over an ambiguous pattern) measured
-   * 50 ns per unit on the 2-core VM (bench/regex.mjs), so a call stays under about half a second;
-   * typical telemetry (a 1 KB string, 30 instructions) is 30,000.
+   * pattern's RE2 program size, plus 40 per match a replacement finds (linear-regex.ts). RE2's
+   * slowest paths (captures through its NFA, a cold DFA over a program of 2,000 instructions)
+   * measured 45-133 ns per unit on the 2-core VM under load, and up to 485 on a first call at a
+   * load average of 21 (bench/regex.ts), so a call stays under about a quarter of a second, and
+   * under the 1 s evaluation budget on a machine four times as busy. Typical telemetry (a 1 KB
+   * string, 30 instructions) is 30,000; a 64 KB payload may take a 30-instruction pattern.
    */
-  maxRegexWork: 10_000_000,
+  maxRegexWork: 2_000_000,
   /** Longest regular expression, in characters: compiling one is linear in its length, but 100 KB took 100-400 ms. */
   maxRegexLength: 10_000,
   /** Longest JSONata evaluation, in milliseconds: the evaluation budget (JSONata is asynchronous and checks it itself). */

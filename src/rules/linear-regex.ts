@@ -3,15 +3,17 @@
 // no string can make it backtrack, where JavaScript's RegExp took 158 s over 40 `a`s and a `!`
 // with `^(a+)+$` and held the whole process meanwhile (issue 28). The price is what needs
 // backtracking — backreferences, lookahead and lookbehind, atomic groups, possessive
-// quantifiers —, refused with rule.bad_regex, and a call 1.3 to 6 times as slow as RegExp on
-// typical telemetry patterns (bench/regex.mjs, docs/benchmarks.md "regular expressions").
+// quantifiers —, refused with rule.bad_regex, and the time of a call: 1.4-5 µs on typical
+// telemetry patterns, 8-31 times RegExp's (bench/regex.ts, docs/benchmarks.md "Regular
+// expressions"), where a rule without a regex costs about 1-3 µs a message.
 //
 // Why re2js (measured, docs/benchmarks.md): V8's own linear engine (`--enable-experimental-
 // regexp-engine`, the `l` flag) is behind a V8 flag on node's command line and, in Node 20,
 // refuses the `i` and `u` flags, so `(?i)` and any non-ASCII pattern could not run on it;
-// re2-wasm was last published in 2021 and loads a WebAssembly module; re2js is kept up
-// (2.10, November), has no dependencies and reads RE2's syntax, which is PCRE's (EMQX's) minus
-// the backtracking features: inline options anywhere, `(?P<name>…)`, `\x{41}`, `\z`, POSIX classes.
+// re2-wasm (RE2 itself in WebAssembly, last published 2021) took 6-20 µs a call, copying each
+// string into WebAssembly memory, and 51 ms to load; re2js is kept up (2.10, November), has no
+// dependencies and reads RE2's syntax, which is PCRE's (EMQX's) minus the backtracking features:
+// inline options anywhere, `(?P<name>…)`, `\x{41}`, `\z`, POSIX classes.
 //
 // re2js is loaded on the first pattern compiled (13-33 ms measured), so a rule set without a
 // regular expression and `weir --help` never pay for it.
@@ -92,19 +94,33 @@ function refusal(pattern: string, err: unknown): string {
 }
 
 /**
+ * What finding one more match costs, in units of work: a find() takes 1.5-5 µs whatever it scans
+ * (bench/regex.ts, a regex_replace of every character), about 40 units at 50-133 ns a unit.
+ */
+const MATCH_WORK = 40;
+
+/**
  * Admits one call over `input`: fails with rule.limit when its work (length × program size)
  * exceeds LIMITS.maxRegexWork, and checks the evaluation budget when the call is not small.
+ * Returns the work, for chargeMatch.
  */
-export function admitInput(fn: string, compiled: LinearRegex, input: string): void {
+export function admitInput(fn: string, compiled: LinearRegex, input: string): number {
   const work = input.length * compiled.size;
-  if (work < CHECK_BUDGET_FROM) return;
-  if (work > LIMITS.maxRegexWork) {
-    throw new RuleEvalError(
-      'rule.limit',
-      `${fn}: a pattern of ${compiled.size} instructions over ${input.length} characters is more regex work than ${LIMITS.maxRegexWork} (characters × instructions)`,
-    );
-  }
+  if (work < CHECK_BUDGET_FROM) return work;
+  if (work > LIMITS.maxRegexWork) throw tooMuchWork(fn, `a pattern of ${compiled.size} instructions over ${input.length} characters`);
   checkBudget(fn);
+  return work;
+}
+
+/** Charges one more match of a global replacement to `work` (from admitInput): past the limit, rule.limit. */
+export function chargeMatch(fn: string, work: number, matches: number): number {
+  const total = work + MATCH_WORK;
+  if (total > LIMITS.maxRegexWork) throw tooMuchWork(fn, `${matches} matches`);
+  return total;
+}
+
+function tooMuchWork(fn: string, what: string): RuleEvalError {
+  return new RuleEvalError('rule.limit', `${fn}: ${what} is more regex work than ${LIMITS.maxRegexWork} (characters × instructions, ${MATCH_WORK} a match)`);
 }
 
 /** Where the next global match may start after one from `start` to `end`: past an empty match by one code point, as RegExp's `u` flag and PCRE do. */
@@ -137,10 +153,7 @@ export class JsonataRegex {
   }
 
   exec(input: string): RegExpExecArray | null {
-    const work = input.length * this.compiled.size;
-    if (work > LIMITS.maxRegexWork) {
-      throw new RuleEvalError('rule.limit', `jsonata: a regular expression over ${input.length} characters is more regex work than ${LIMITS.maxRegexWork}`);
-    }
+    if (input.length * this.compiled.size > LIMITS.maxRegexWork) throw tooMuchWork('jsonata', `a regular expression over ${input.length} characters`);
     const m = this.compiled.re.matcher(input);
     if (this.lastIndex > input.length || !m.find(this.lastIndex)) {
       this.lastIndex = 0;

@@ -2,7 +2,7 @@
 // on RE2 (linear-regex.ts), in time linear in the input, which reads PCRE's syntax minus what
 // needs backtracking (backreferences, lookaround): those are refused with rule.bad_regex, when the
 // rule is compiled if the pattern is a literal. Inline options ((?i), (?m), (?s)) are RE2's own.
-import { admitInput, compileRegex, nextStart } from '../linear-regex.js';
+import { admitInput, chargeMatch, compileRegex, nextStart } from '../linear-regex.js';
 import { checkSize, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 
@@ -64,13 +64,15 @@ export const REGEX_FUNCTIONS: FunctionSpec[] = [
       const str = needStr('regex_replace', s);
       const r = needStr('regex_replace', rep);
       const re = compileRegex('regex_replace', needStr('regex_replace', pattern));
-      admitInput('regex_replace', re, str);
+      let work = admitInput('regex_replace', re, str);
       const m = re.re.matcher(str);
       const groups = m.groupCount();
       const group = (n: number): string => (n <= groups ? (m.group(n) ?? '') : '');
       let out = '';
       let last = 0;
+      let matches = 0;
       for (let from = 0; from <= str.length && m.find(from); from = nextStart(str, m.start(), m.end())) {
+        work = chargeMatch('regex_replace', work, ++matches);
         out += str.slice(last, m.start()) + expand(r, group);
         last = m.end();
         checkSize('regex_replace', out.length);
