@@ -160,4 +160,7 @@ test("JSONata's /regex/ runs on RE2 too: no backtracking, and what needs it is r
   });
   assert.deepEqual(await run('{"m": $match(payload.s, /b(x)?/).groups}', { s: 'abc' }), { matched: true, outputs: [{ m: [] }] });
   assert.equal(await run('{"m": $match(payload.s, /(a)\\1/)}', { s: 'aa' }), 'rule.bad_regex');
+  // JSONata's patterns are cached apart from SQL's: the SQL pattern 'g/abc' is not JSONata's /abc/g.
+  assert.deepEqual(await run('{"c": $contains(payload.s, /abc/)}', { s: 'xabc' }), { matched: true, outputs: [{ c: true }] });
+  assert.equal(value("regex_match(payload.s, 'g/abc')", { s: 'abc' }), false);
 });
