@@ -1,6 +1,6 @@
 // The evaluation budget: how long one evaluation of a SQL rule may run before its message fails
 // with rule.limit. Synchronous JavaScript cannot be interrupted, so the budget is checked where
-// work repeats — every 16th FOREACH element, each regular expression over a long input, each jq
+// work repeats — every 32nd FOREACH element, each regular expression over a long input, each jq
 // call — and every single step between two checks is bounded by the limits of limits.ts (sizes,
 // the regex work limit). An evaluation therefore ends within about its budget plus one step.
 //
