@@ -70,6 +70,17 @@ export const CONFIG_CODES = {
   },
   'config.duplicate_rule': { class: 'fatal', meaning: 'two rule files use the same `id`', action: 'give one of them another id' },
   'config.rule_source': { class: 'fatal', meaning: 'a rule needs exactly one of `sql` or `jsonata` (and `from` with `jsonata`)', action: 'keep one of them' },
+  'config.template_syntax': {
+    class: 'fatal',
+    meaning: 'a `${path}` template of an action has a `${` without its `}`, or an empty `${}`',
+    action: 'close the placeholder; a literal `${` cannot be written in a template',
+  },
+  'config.template_name': {
+    class: 'fatal',
+    meaning:
+      "a template names something the rule's SQL does not select and that is no event field, so it would always be missing (a warning for a JSONata rule)",
+    action: 'select the name in the SQL (`AS name`), fix its spelling, or use an event field',
+  },
   'config.topic_filter': { class: 'fatal', meaning: 'an invalid MQTT topic filter', action: '`+` and `#` stand alone between slashes, `#` only last' },
   'demo.unsupported_sink': {
     class: 'fatal',

@@ -27,6 +27,7 @@ export const checkCommand: Command = {
     if ('exit' in p) return p.exit;
     const cfg = loadOrReport(p.values.config, p.values.rules);
     if (!cfg) return 1;
+    for (const w of cfg.rules.flatMap((r) => r.warnings)) process.stderr.write(`warning: ${w.message}\n`);
     process.stdout.write(`ok: ${cfg.file}: ${cfg.sinks.size} sink(s), ${cfg.rules.length} rule(s) in ${cfg.rulesDir}\n`);
     if (!p.values.connect) return 0;
     let code = 0;

@@ -1,7 +1,7 @@
 // Sub-schemas every sink shares: how its items are batched, how many batches fly at once, and how
 // failed writes are retried. The core implements them once (core/batcher.ts, core/sink-runner.ts,
 // retry/); a sink's own spec.ts only declares its connection and action settings.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type StringOptions } from '@sinclair/typebox';
 
 export const BatchSpec = Type.Object(
   {
@@ -49,3 +49,15 @@ export const SinkCommonSpec = {
 /** The key every action has beside its sink type's own: which sink of weir.yaml it writes to. */
 export const actionSinkKeySpec = (type: string) =>
   Type.String({ description: `Name of a sink of type ${type} in weir.yaml (its key under sinks:).`, examples: [`${type}_telemetry`] });
+
+/**
+ * Marks a string setting as a `${path}` template over the rule's output, so that the loader finds
+ * every template of an action from its sink's spec alone (config/template-check.ts) and checks it
+ * against the rule. A symbol, not a keyword: the published JSON Schema stays standard.
+ */
+export const TEMPLATE = Symbol.for('weir.template');
+
+/** A string setting that is a `${path}` template (see TEMPLATE). */
+export function TemplateString(options: StringOptions = {}) {
+  return Type.String({ ...options, [TEMPLATE]: true });
+}

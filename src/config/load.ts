@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ConfigError, WeirError, errorText } from '../errors.js';
 import { redactUrl } from '../log.js';
-import { compileJsonata, compileSql, validateTopicFilter } from '../rules/index.js';
+import { compileJsonata, compileSql, validateTopicFilter, type CompiledSqlRule } from '../rules/index.js';
 import type { CompiledRule } from '../rules/types.js';
 import { sinkType, sinkTypeNames } from '../sinks/registry.js';
 import type { SinkType } from '../sinks/types.js';
@@ -14,6 +14,7 @@ import { SinkCommonSpec, type BatchConfig, type RetryConfig } from './common-spe
 import { didYouMean } from './did-you-mean.js';
 import { httpTlsProblems, resolveHttpTls } from './http-tls.js';
 import { ruleErrorAt } from './rule-error-at.js';
+import { checkTemplates, type RuleOutput } from './template-check.js';
 import { RuleFileSpec, WeirSpec, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
 import { interpolateEnv, locate, locateKey, parseYaml, type YamlSource } from './yaml-source.js';
@@ -47,6 +48,8 @@ export interface RuleConfig {
   readonly enabled: boolean;
   readonly actions: readonly ActionConfig[];
   readonly tests: RuleFileConfig['tests'];
+  /** What `weir check` and `weir run` report without refusing the rule (config/template-check.ts). */
+  readonly warnings: readonly ConfigError[];
 }
 
 export interface WeirConfig {
@@ -262,6 +265,7 @@ export function loadRuleFile(
     errors.push(ruleErrorAt(src, r.sql !== undefined ? 'sql' : 'jsonata', err));
   }
   const actions: ActionConfig[] = [];
+  const warnings: ConfigError[] = [];
   let failed = false;
   for (const [i, raw] of (r.actions ?? []).entries()) {
     const a = raw as Record<string, unknown>;
@@ -285,6 +289,11 @@ export function loadRuleFile(
     errors.push(...aerrs);
     const { sink: _s, ...settings } = value;
     actions.push({ sink: sink.name, settings, lineOf: (path) => locateKey(src, ['actions', i, ...path]).line });
+    if (compiled && aerrs.length === 0) {
+      const output: RuleOutput =
+        r.sql !== undefined ? { kind: 'sql', names: (compiled as CompiledSqlRule).outputNames } : { kind: 'jsonata', expression: r.jsonata ?? '' };
+      checkTemplates(sink.type.actionSchema, settings, output, { src, action: i }, errors, warnings);
+    }
   }
   if (errors.length > before || !compiled || failed) return undefined;
   return {
@@ -298,6 +307,7 @@ export function loadRuleFile(
     enabled: r.enabled,
     actions,
     tests: r.tests,
+    warnings,
   };
 }
 

@@ -72,8 +72,13 @@ export class EventFactory {
 function eventClass(node: string) {
   const idPrefix = randomBytes(6).toString('hex');
   return class PublishEvent implements RuleEvent {
+    // A # field, not a TypeScript `private` one: those are ordinary own properties at run time,
+    // and templates once read this one as data (a rule's missing `seq` stored as this counter).
+    // Only the documented fields may be reachable from a rule (test/core/event.test.ts lists them).
+    readonly #seq: number;
+
     constructor(
-      private readonly seq: number,
+      seq: number,
       readonly clientid: string | undefined,
       readonly topic: string,
       readonly qos: number,
@@ -81,10 +86,12 @@ function eventClass(node: string) {
       readonly payload: Buffer,
       readonly timestamp: number,
       readonly pub_props: Record<string, unknown>,
-    ) {}
+    ) {
+      this.#seq = seq;
+    }
 
     get id(): string {
-      return `${idPrefix}${this.seq.toString(16).padStart(10, '0')}`;
+      return `${idPrefix}${this.#seq.toString(16).padStart(10, '0')}`;
     }
 
     get publish_received_at(): number {

@@ -85,6 +85,7 @@ export class Runtime {
       for (const r of this.runners.values()) void r.probe();
     }, 5000);
     this.probeTimer.unref();
+    this.logRuleWarnings(this.cfg.rules);
     this.pipeline.setRules(this.cfg.rules);
     await this.connections.start(this.pipeline.filters());
     this.log.info({ http_port: this.httpPort, rules: this.cfg.rules.length, sinks: this.runners.size }, 'weir started');
@@ -101,10 +102,16 @@ export class Runtime {
       return errors;
     }
     this.reloadFailure = undefined;
+    this.logRuleWarnings(rules);
     this.pipeline.setRules(rules);
     await this.connections.setFilters(this.pipeline.filters());
     this.log.info({ rules: rules.map((r) => r.id) }, 'rules reloaded');
     return [];
+  }
+
+  /** What `weir check` shows as warnings (a JSONata rule's template naming a key it may not make), said once per load. */
+  private logRuleWarnings(rules: WeirConfig['rules']): void {
+    for (const w of rules.flatMap((r) => r.warnings)) this.log.warn({ code: w.code, err: w.message }, 'rule warning');
   }
 
   readiness(): { ready: boolean; detail: Record<string, unknown> } {

@@ -5,7 +5,7 @@
 import { forEachChild, forEachStatementExpr, type Expr, type Field, type Statement, type Target } from './ast.js';
 import { compileExpr, type CompileEnv } from './compile-expr.js';
 import { asEvalError, RuleEvalError } from './errors.js';
-import { decodedPayload, eventReader, inputSnapshot, type Ev } from './event-fields.js';
+import { decodedPayload, EVENT_FIELDS, eventReader, inputSnapshot, type Ev } from './event-fields.js';
 import { FUNCTIONS } from './functions/all.js';
 import type { FunctionRegistry } from './functions/registry.js';
 import { LIMITS } from './limits.js';
@@ -22,6 +22,12 @@ export interface CompiledSqlRule extends CompiledRule {
   readonly sql: string;
   /** `payload.a.b` paths the rule reads. */
   readonly payloadPaths: readonly string[];
+  /**
+   * The root names every output record of the rule has: a SQL rule writes each field it selects
+   * (an alias, a path's root, `*`'s event fields), even when its value is missing. `weir check`
+   * holds sink templates against them.
+   */
+  readonly outputNames: ReadonlySet<string>;
 }
 
 type FieldOp = (s: Scope, out: Obj) => void;
@@ -118,7 +124,27 @@ export function compileStatement(st: Statement, sql: string, registry: FunctionR
   const evaluate = async
     ? async (ctx: MessageContext, ruleId: string): Promise<EvalResult> => (fromOk(ctx) ? runAsync(ctx, ruleId) : NO_MATCH)
     : (ctx: MessageContext, ruleId: string): EvalResult => (fromOk(ctx) ? runSync(ctx, ruleId) : NO_MATCH);
-  return { filters, async, evaluate, evaluateRouted, sql, payloadPaths: [...env.payloadPaths] };
+  return { filters, async, evaluate, evaluateRouted, sql, payloadPaths: [...env.payloadPaths], outputNames: outputNamesOf(st, itemName, slotNames) };
+}
+
+/** The root names of a statement's output records (see CompiledSqlRule.outputNames), read as compileForeach and compilePut write them. */
+function outputNamesOf(st: Statement, itemName: string, slotNames: readonly string[]): Set<string> {
+  const names = new Set<string>();
+  const add = (fields: readonly Field[]): void => {
+    for (const f of fields) {
+      if (f.kind === 'star') for (const n of [...EVENT_FIELDS, ...slotNames]) names.add(n);
+      else names.add((f.alias ?? defaultTarget(f)).root);
+    }
+  };
+  if (st.kind === 'select') add(st.fields);
+  else if (st.doFields) add(st.doFields);
+  else {
+    // Without DO, each output is the event fields, what FOREACH selected and the item.
+    for (const n of EVENT_FIELDS) names.add(n);
+    add(st.fields);
+    names.add(itemName);
+  }
+  return names;
 }
 
 /** Re-runs the synchronous closures until every asynchronous call they reach has settled. */

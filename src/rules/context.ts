@@ -6,20 +6,21 @@ import type { MessageContext, RuleEvent } from './types.js';
 const NOT_DECODED = Symbol('not decoded');
 
 export class RuleMessageContext implements MessageContext {
-  private decoded: unknown = NOT_DECODED;
-  private raw: string | Buffer | undefined;
+  // # fields: nothing but the event and these two methods is reachable from a rule.
+  #decoded: unknown = NOT_DECODED;
+  #raw: string | Buffer | undefined;
 
   constructor(readonly event: RuleEvent) {}
 
   /** The payload as a string when it is valid UTF-8, else the bytes (EMQX's binary). */
   rawPayload(): string | Buffer {
-    if (this.raw === undefined) this.raw = payloadText(this.event.payload);
-    return this.raw;
+    if (this.#raw === undefined) this.#raw = payloadText(this.event.payload);
+    return this.#raw;
   }
 
   decodedPayload(): unknown {
-    if (this.decoded === NOT_DECODED) this.decoded = decodeJson(this.rawPayload());
-    return this.decoded;
+    if (this.#decoded === NOT_DECODED) this.#decoded = decodeJson(this.rawPayload());
+    return this.#decoded;
   }
 }
 

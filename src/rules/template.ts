@@ -1,7 +1,13 @@
 // EMQX-style `${path}` templates, used by sinks to map output records to columns, keys and
 // topics. `${a.b}` alone gives the raw value (its type kept, undefined when missing); inside
-// other text values are rendered (maps and lists as JSON, missing as ''). A path is looked up in
-// the record first, then in the event (`${clientid}`, `${topic}`, `${payload.x}`).
+// other text values are rendered (maps and lists as JSON, missing as '').
+//
+// Where a name is read from (docs/rules.md, "Templates"): a name the rule's output has (every
+// field a SQL rule selects is written, even when its value is missing) is read from the output
+// only, so a selected `seq` missing from the payload is NULL; a name the output lacks may fall
+// back to the event, and then only to a documented event field (event-fields.ts:
+// `${clientid}`, `${topic}`, `${payload.x}`…). Nothing else an event object carries is data: an
+// earlier fallback to any own property stored weir's internal event counter as a selected `seq`.
 import { parseJson } from './json-floats.js';
 import { decodeJson, payloadText } from './context.js';
 import { isEventField } from './event-fields.js';
@@ -48,6 +54,28 @@ export function templatePaths(template: string): string[] {
   return parseTemplate(template).flatMap((p) => (typeof p === 'string' ? [] : [p.text]));
 }
 
+/** The name each placeholder starts with (`payload` of `${payload.x}`), in order. */
+export function templateRoots(template: string): string[] {
+  return parseTemplate(template).flatMap((p) => (typeof p !== 'string' && typeof p.path[0] === 'string' && p.path[0] !== '' ? [p.path[0]] : []));
+}
+
+/**
+ * What makes a template unreadable, for `weir check`: a `${` with no `}` before the next `${` or
+ * the end (rendered, it would store its own text, `${sensr`), or an empty `${}`. `at` is the
+ * offset of the `${`.
+ */
+export function templateSyntaxProblem(template: string): { at: number; message: string } | undefined {
+  for (let at = template.indexOf('${'); at >= 0; at = template.indexOf('${', at + 2)) {
+    const close = template.indexOf('}', at + 2);
+    const next = template.indexOf('${', at + 2);
+    if (close < 0 || (next >= 0 && next < close)) {
+      return { at, message: `unterminated \${ in template ${JSON.stringify(template)}: close it with }` };
+    }
+    if (template.slice(at + 2, close).trim() === '') return { at, message: `empty \${} in template ${JSON.stringify(template)}` };
+  }
+  return undefined;
+}
+
 /**
  * JSON strings met on the way (the raw payload of a SELECT * record), decoded once per record
  * and key rather than once per placeholder.
@@ -91,15 +119,17 @@ function eventValue(event: RuleEvent, path: readonly PathStep[]): unknown {
     }
     return walk(decoded, path, 1);
   }
-  // An event field may be a getter (core/event.ts makes `id` only when it is read).
-  if (!isEventField(root) && !Object.hasOwn(event, root)) return undefined;
+  // Only the documented fields, read by name (some are getters: core/event.ts makes `id` only
+  // when it is read); never whatever else the object happens to hold.
+  if (!isEventField(root)) return undefined;
   return walk((event as unknown as Record<string, unknown>)[root], path, 1);
 }
 
 function lookup(path: readonly PathStep[], record: OutputRecord, event: RuleEvent | undefined): unknown {
-  if (path.length === 0) return undefined;
-  const v = walk(record, path, 0);
-  if (v !== undefined || event === undefined) return v;
+  const root = path[0];
+  if (root === undefined) return undefined;
+  // A name the rule wrote (even as undefined: a selected field that was missing) is the rule's.
+  if (event === undefined || (typeof root === 'string' && Object.hasOwn(record, root))) return walk(record, path, 0);
   return eventValue(event, path);
 }
 

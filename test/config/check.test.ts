@@ -147,3 +147,48 @@ test('hypertables: an interval TimescaleDB would not take, then a drop_after not
     /weir\.yaml:13:34: sinks\.db\.hypertables\.readings\.retention\.drop_after '2 weeks': drop_after must be longer than compression\.compress_after \(30 days\)/,
   );
 });
+
+test('templates: an unterminated ${ and a name the SQL cannot produce are errors at the rule file line; selected and event names pass', async () => {
+  const rule = `
+id: r1
+sql: SELECT payload.temp AS temp, payload.sensor AS sensor FROM "device/+/telemetry"
+actions:
+  - sink: db
+    table: t
+    columns:
+      sensor: '\${sensr'
+      value: '\${valeu}'
+      temp: '\${temp}'
+      device: '\${clientid}'
+      at: 'x/\${topic}/\${payload.a[1]}'
+`;
+  const cfg = files(GOOD_CONFIG, rule);
+  const r = await runCli(['check', '-c', cfg]);
+  assert.equal(r.code, 1, r.stderr);
+  const lines = r.stderr.trim().split('\n');
+  assert.match(lines[0]!, /r1\.yaml:8:\d+: actions\.0\.columns\.sensor: unterminated \$\{ in template "\$\{sensr"/);
+  assert.match(
+    lines[1]!,
+    /r1\.yaml:9:\d+: actions\.0\.columns\.value: \$\{valeu\} is neither selected by the rule's SQL nor an event field.*\(the rule selects: temp, sensor\)/,
+  );
+  assert.equal(lines.length, 3, r.stderr);
+});
+
+test('templates: a JSONata rule whose expression never mentions a template name gets a warning, and loads', async () => {
+  const rule = `
+id: r1
+jsonata: '{"temp": payload.temp}'
+from: ["device/+/telemetry"]
+actions:
+  - sink: db
+    table: t
+    columns: { temp: '\${temp}', hum: '\${hum}', t: '\${timestamp}' }
+`;
+  const r = await runCli(['check', '-c', files(GOOD_CONFIG, rule)]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /^warning: .*r1\.yaml:8:\d+: actions\.0\.columns\.hum: \$\{hum\} is not an event field and the JSONata expression does not mention it/m,
+  );
+  assert.doesNotMatch(r.stderr, /temp|timestamp/);
+});

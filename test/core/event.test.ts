@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { BrokerConfig } from '../../src/config/schema.js';
 import { EventFactory, topicLevel } from '../../src/core/event.js';
 import type { InboundMessage } from '../../src/core/mqtt-session.js';
+import { EVENT_FIELDS } from '../../src/rules/event-fields.js';
 import { compileSql, compileTemplate, createMessageContext, type EvalResult } from '../../src/rules/index.js';
 
 const broker = { publisher_clientid: { topic_level: 2 } } as BrokerConfig;
@@ -78,4 +79,36 @@ test('ids are unique per message and the same each time one is read', () => {
   assert.equal(ids.size, 2000, 'no id repeats, within a factory or across two');
   for (const e of events.slice(0, 10)) assert.equal(e.id, e.id);
   assert.equal(events[0]!.id, [...ids][0]);
+});
+
+/** Every property name reachable on an object: its own and its prototypes', up to Object.prototype. */
+function reachable(o: object): string[] {
+  const names = new Set<string>();
+  for (let p: object | null = o; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+    for (const k of Reflect.ownKeys(p)) if (typeof k === 'string') names.add(k);
+  }
+  names.delete('constructor');
+  return [...names].sort();
+}
+
+test('an event exposes the documented fields and nothing else: no counter, cache or private field by any path', () => {
+  const e = new EventFactory(broker, 'n').event(message('device/17/telemetry'));
+  // EVENT_FIELDS less those this core leaves unset (username, peerhost) and metadata, the rule's.
+  const documented = EVENT_FIELDS.filter((f) => !['username', 'peerhost', 'metadata'].includes(f));
+  assert.deepEqual(reachable(e), [...documented].sort());
+  // The same through each way a rule reads: a template, SQL, SELECT *.
+  for (const name of ['seq', 'idPrefix', 'decoded', 'raw', 'constructor', '__proto__', 'toString']) {
+    assert.equal(compileTemplate(`\${${name}}`)({}, e), undefined, `\${${name}}`);
+    const [out] = outputs(compileSql(`SELECT ${name} AS v FROM "device/#"`).evaluate(createMessageContext(e), 'r'));
+    assert.equal(out!.v, undefined, `SELECT ${name}`);
+  }
+  const [all] = outputs(compileSql('SELECT * FROM "device/#"').evaluate(createMessageContext(e), 'r'));
+  assert.deepEqual(Object.keys(all!).sort(), [...documented, 'metadata'].sort());
+});
+
+test('a message context exposes its event and the two payload readers, nothing else', () => {
+  const e = new EventFactory(broker, 'n').event(message('device/17/telemetry'));
+  const ctx = createMessageContext(e);
+  ctx.decodedPayload();
+  assert.deepEqual(reachable(ctx), ['decodedPayload', 'event', 'rawPayload']);
 });

@@ -19,7 +19,18 @@ import { parseMetrics, ROOT } from '../harness/weir.js';
 
 function rule(id: string, from: string): RuleConfig {
   const sql = `SELECT clientid FROM "${from}"`;
-  return { id, file: `${id}.yaml`, source: sql, sql, compiled: compileSql(sql), payloadFormat: 'json', enabled: true, actions: [], tests: undefined };
+  return {
+    id,
+    file: `${id}.yaml`,
+    source: sql,
+    sql,
+    compiled: compileSql(sql),
+    payloadFormat: 'json',
+    enabled: true,
+    actions: [],
+    tests: undefined,
+    warnings: [],
+  };
 }
 
 function message(topic: string): InboundMessage {

@@ -20,7 +20,9 @@ function loadErrors(t: SinkType, sinkPart: string, actionPart: string): string {
   try {
     mkdirSync(join(dir, 'rules'));
     writeFileSync(join(dir, 'weir.yaml'), `broker:\n  url: mqtt://127.0.0.1:1883\nrules_dir: rules\n${sinkPart}\n`);
-    writeFileSync(join(dir, 'rules', 'sample.yaml'), `id: sample\nsql: SELECT * FROM "t/#"\n${actionPart}\n`);
+    // The rule selects what the samples' template examples read beside the event fields
+    // (`${temp}`, `${site}`): weir check refuses a template name the SQL cannot produce.
+    writeFileSync(join(dir, 'rules', 'sample.yaml'), `id: sample\nsql: SELECT *, payload.temp AS temp, payload.site AS site FROM "t/#"\n${actionPart}\n`);
     const env = Object.fromEntries([...sinkPart.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)].map((m) => [m[1]!, 'secret']));
     try {
       const cfg = loadConfig(join(dir, 'weir.yaml'), env);

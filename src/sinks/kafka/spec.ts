@@ -2,6 +2,7 @@
 // types below are derived from these schemas; README.md's settings reference and sample.yaml are
 // generated from them (npm run sink-docs).
 import { Type, type Static } from '@sinclair/typebox';
+import { TemplateString } from '../../config/common-spec.js';
 import type { SettingProblem } from '../types.js';
 
 export const COMPRESSIONS = ['none', 'gzip', 'lz4', 'snappy', 'zstd'] as const;
@@ -130,27 +131,27 @@ export type Partitioner = (typeof PARTITIONERS)[number];
 
 export const KafkaActionSpec = Type.Object(
   {
-    topic: Type.String({
+    topic: TemplateString({
       minLength: 1,
       description:
         'Topic to produce to; a ${path} template is allowed. A rendered name that is not a legal Kafka topic name (1-249 characters of a-z, A-Z, 0-9, ., _ and -) dead-letters the record.',
       examples: ['telemetry', 'telemetry.${site}'],
     }),
     key: Type.Optional(
-      Type.String({
+      TemplateString({
         description: 'Record key template. Records with one key go to one partition, in order. Missing, null or empty = no key.',
         examples: ['${clientid}'],
       }),
     ),
     value: Type.Optional(
-      Type.String({
+      TemplateString({
         description:
           'Record value template. Default: the whole output record as JSON. A lone ${path} gives the value itself (bytes and strings as they are, numbers, maps and lists as JSON); a missing value dead-letters the record; null writes a null value (a tombstone).',
         examples: ['${payload}'],
       }),
     ),
     headers: Type.Optional(
-      Type.Record(Type.String({ minLength: 1 }), Type.String(), {
+      Type.Record(Type.String({ minLength: 1 }), TemplateString(), {
         description: 'Record headers: name → template. A header whose value is missing is left out.',
         examples: [{ rule: 'telemetry', device: '${clientid}' }],
       }),

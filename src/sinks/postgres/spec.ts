@@ -1,5 +1,6 @@
 // The PostgreSQL/TimescaleDB sink's settings: the single source of their names, defaults and docs.
 import { Type, type Static } from '@sinclair/typebox';
+import { TemplateString } from '../../config/common-spec.js';
 import { urlProblem } from '../../config/url-check.js';
 import type { SettingProblem } from '../types.js';
 
@@ -110,9 +111,9 @@ export type PostgresConfig = Static<typeof PostgresConfigSpec>;
 export const PostgresActionSpec = Type.Object(
   {
     table: Type.String({ pattern: TABLE, description: 'Target table, optionally schema-qualified.', examples: ['telemetry'] }),
-    columns: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), Type.String(), {
+    columns: Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), TemplateString(), {
       minProperties: 1,
-      description: 'Column → ${path} template over the rule output (then the event). Missing values become NULL.',
+      description: 'Column → ${path} template: a name the rule selects is read from its output, another from the event fields. Missing values become NULL.',
       examples: [{ ts: '${timestamp}', device_id: '${clientid}', temp: '${temp}' }],
     }),
     on_conflict: Type.Optional(

@@ -1,5 +1,6 @@
 // The Pulsar sink's settings: the single source of their names, defaults and docs.
 import { Type, type Static } from '@sinclair/typebox';
+import { TemplateString } from '../../config/common-spec.js';
 import { urlProblem } from '../../config/url-check.js';
 import type { SettingProblem } from '../types.js';
 import { serviceUrlProblem } from './service-url.js';
@@ -144,25 +145,25 @@ export type PulsarConfig = Static<typeof PulsarConfigSpec>;
 export const PulsarActionSpec = Type.Object(
   {
     key: Type.Optional(
-      Type.String({
+      TemplateString({
         description:
           "Message key template. Keyed messages go to the partition the key hashes to, so `${clientid}` keeps one device's messages in one partition, in order. Without a key, messages go round-robin over the partitions.",
         examples: ['${clientid}'],
       }),
     ),
-    properties: Type.Record(Type.String({ minLength: 1 }), Type.String(), {
+    properties: Type.Record(Type.String({ minLength: 1 }), TemplateString(), {
       default: {},
       description: 'Message properties: name → template, rendered as strings.',
       examples: [{ topic: '${topic}', rule: 'telemetry' }],
     }),
     event_time: Type.Optional(
-      Type.String({
+      TemplateString({
         description: "Template for the message's event time: milliseconds since the epoch, or a date string.",
         examples: ['${timestamp}'],
       }),
     ),
     payload: Type.Optional(
-      Type.String({
+      TemplateString({
         description: 'Payload template. Default: the rule output record as JSON. A lone ${x} that holds bytes or a string is sent as is; other values as JSON.',
         examples: ['${payload}'],
       }),
