@@ -154,12 +154,12 @@ export async function compareRound(
           const k = castKey(param, c.type);
           if (!casts.has(k)) casts.set(k, { v: param, t: c.type });
         }
-        return { c, param, opaque };
+        return { c, param, opaque, v };
       });
       const row = (): ExpectedRow => {
         const cells: Cell[] = [];
         const refusals: string[] = [];
-        for (const { c, param, opaque } of prepared) {
+        for (const { c, param, opaque, v } of prepared) {
           if (param === null) {
             if (c.notNull) refusals.push(`null value in column "${c.name}"`);
             cells.push({ kind: 'null' });
@@ -171,7 +171,12 @@ export async function compareRound(
             cells.push({ kind: 'null' });
           } else {
             const r = casts.get(castKey(param, c.type))!.r!;
-            if (r.startsWith('error ')) refusals.push(r.slice(6));
+            // An opaque cell was cast with a stand-in value: its error is compared up to the value.
+            // The values insert sends a list into a scalar column as pg's array literal ({1,2}, a
+            // NUL inside as it is), refused as the unnest insert's JSON text ([1,2]) is, but in
+            // other words: any error will do.
+            const asArray = Array.isArray(v) && p.rule.insertMode === 'values' && c.type !== 'text' && c.type !== 'jsonb';
+            if (r.startsWith('error ')) refusals.push(asArray ? '' : opaque ? r.slice(6).replace(/: ".*$/s, '') : r.slice(6));
             cells.push(opaque ? { kind: opaque } : { kind: 'text', text: r.slice(3) });
           }
         }

@@ -4,7 +4,7 @@
 // payloads with missing fields, arrays and scalars at the root, `{}`, nulls, numbers at the
 // edges, unicode and strings that look like JSON.
 import fc from 'fast-check';
-import type { ColType, Ref, Step, Template } from './oracle-values.js';
+import { type ColType, FALLBACK_FIELDS, type Ref, type Step, type Template } from './oracle-values.js';
 
 /** Names an alias, an item or a template root may take: event fields, internal-looking names, plain ones. */
 export const NAMES = [
@@ -180,7 +180,7 @@ export interface GenColumn {
 export interface GenRule {
   /** The statement up to FROM (the test adds `FROM "<the rule's topic filter>"`). */
   readonly head: string;
-  /** Names the rule writes as aliases or FOREACH items (what a template may read from its records). */
+  /** The keys the rule's outputs have: aliases, unaliased fields' first names, the FOREACH item. */
   readonly written: readonly string[];
   readonly columns: readonly GenColumn[];
   readonly insertMode: 'unnest' | 'values';
@@ -212,14 +212,15 @@ function fieldArb(extraPaths: fc.Arbitrary<string>[]): fc.Arbitrary<Field> {
 }
 
 const fieldSql = (f: Field) => (f.alias === undefined ? f.sql : `${f.sql} AS ${f.alias}`);
-const rootOf = (alias: string) => alias.split('.')[0]!;
+/** The output key a field writes: its alias's first name, or an unaliased path's (`flags.retain` → `flags`). */
+const keyOf = (f: Field) => /^[^.[]*/.exec(f.alias ?? f.sql)![0];
 
 const selectArb = fc
   .tuple(fc.array(fieldArb([]), { minLength: 1, maxLength: 5 }), fc.integer({ min: 0, max: 9 }), fc.integer({ min: 0, max: 5 }))
   .map(([fields, star, at]) => {
     const parts = fields.map(fieldSql);
     if (star < 3) parts.splice(Math.min(at, parts.length), 0, '*');
-    return { head: `SELECT ${parts.join(', ')}`, written: fields.flatMap((f) => (f.alias ? [rootOf(f.alias)] : [])) };
+    return { head: `SELECT ${parts.join(', ')}`, written: [...new Set(fields.map(keyOf))] };
   });
 
 const ITEM_NAMES = ['x', 'item', 'seq', 'topic', 'clientid', 'id', 'v'] as const;
@@ -233,7 +234,7 @@ const foreachArb = fc
     const doFields = withDo ? fc.array(fieldArb([itemPath]), { minLength: 1, maxLength: 4 }) : fc.constant<Field[]>([]);
     return doFields.map((fields) => ({
       head: `FOREACH ${collection}${item ? ` AS ${item}` : ''}${withDo ? ` DO ${fields.map(fieldSql).join(', ')}` : ''}`,
-      written: withDo ? fields.flatMap((f) => (f.alias ? [rootOf(f.alias)] : [])) : [it],
+      written: withDo ? [...new Set(fields.map(keyOf))] : [it],
     }));
   });
 
@@ -250,8 +251,15 @@ const COL_TYPES: ReadonlyArray<[ColType, boolean, number]> = [
 ];
 const colTypeArb = fc.oneof(...COL_TYPES.map(([t, nn, w]) => ({ weight: w, arbitrary: fc.constant({ type: t, notNull: nn }) })));
 
+/**
+ * Roots a template may name: what the rule's outputs have, or an event field. Any other name is
+ * refused when the rule is loaded (config.template_name, since the issue 28 fix), so the
+ * internal-looking names reach templates as aliases: selected, and missing from most payloads.
+ */
+const EVENT_NAMES = fc.constantFrom(...FALLBACK_FIELDS);
+
 function refArb(written: readonly string[]): fc.Arbitrary<Ref> {
-  const roots = written.length ? fc.oneof(fc.constantFrom(...written), name) : name;
+  const roots = written.length ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...written) }, { weight: 1, arbitrary: EVENT_NAMES }) : EVENT_NAMES;
   return fc.tuple(roots, fc.array(stepArb, { maxLength: 2 }), fc.boolean()).map(([root, steps, bare]) => ({ root, steps: bare ? [] : steps }));
 }
 

@@ -78,6 +78,8 @@ export interface StoredRound {
   /** When the first message was published and when weir had acked the last (ms). */
   readonly window: readonly [number, number];
   readonly pgUrl: string;
+  /** Seconds: weir's start, publishing until weir acked the last message, reading back and stopping. */
+  readonly timings: { start: number; publish: number; read: number };
 }
 
 function ruleFile(tag: string, p: PlannedRule): string {
@@ -110,6 +112,7 @@ export async function runRound(o: { tag: string; plan: readonly PlannedRule[]; m
   const clientId = `weir-oracle-${o.tag}`;
   const rules: Record<string, string> = {};
   for (const p of o.plan) rules[`${p.id}.yaml`] = ruleFile(o.tag, p);
+  const began = Date.now();
   const weir = await startWeir({
     config: `
 node: ${NODE}
@@ -158,7 +161,8 @@ migrate_on_start: true
       const letters = (await r.query<StoredRound['letters'][number]>('SELECT rule_id, topic, reason, error FROM weir_dead_letter')).rows;
       const code = await weir.stop();
       if (code !== 0) throw new Error(`weir exited with ${code}:\n${weir.log()}`);
-      return { rows, letters, window: [t0, t1], pgUrl };
+      const s = (a: number, b: number) => Math.round((b - a) / 100) / 10;
+      return { rows, letters, window: [t0, t1], pgUrl, timings: { start: s(began, t0), publish: s(t0, t1), read: s(t1, Date.now()) } };
     } finally {
       await r.end();
     }

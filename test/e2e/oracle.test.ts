@@ -63,10 +63,14 @@ test(`content oracle: ${CASES} generated rule × payload cases, every stored row
       return { id: `r${i}`, rule, payloads: payloads.slice(0, take) };
     });
     const lines = plan.map((p) => evalLines(tag, p));
+    const evalStarted = Date.now();
     const answers = await weirEval(lines.flat().flat());
+    const evalSeconds = (Date.now() - evalStarted) / 1000;
     const evalOut = new Map(plan.map((p, i) => [p.id, lines[i]!.map((): [string, string] => [answers.shift()!, answers.shift()!])]));
     const stored = await runRound({ tag, plan, mqttUrl, adminPgUrl });
+    const compareStarted = Date.now();
     const v = await compareRound(tag, plan, evalOut, stored);
+    const t = { eval: evalSeconds, ...stored.timings, compare: (Date.now() - compareStarted) / 1000 };
     cases += v.cases;
     rows += v.rows;
     letters += v.letters;
@@ -74,7 +78,7 @@ test(`content oracle: ${CASES} generated rule × payload cases, every stored row
     process.stdout.write(
       `# round ${round}: ${v.cases} cases over ${plan.length} rules, ${v.rows} rows, ${v.letters} dead letters, ${v.mismatches.length} mismatches\n`,
     );
-    process.stdout.write(`# round ${round} dead letters: ${JSON.stringify(v.reasons)}\n`);
+    process.stdout.write(`# round ${round} dead letters: ${JSON.stringify(v.reasons)}; seconds: ${JSON.stringify(t)}\n`);
   }
   const seconds = (Date.now() - started) / 1000;
   process.stdout.write(`# oracle: ${cases} cases, ${rows} rows, ${letters} dead letters, ${mismatches.length} mismatches in ${seconds.toFixed(1)} s\n`);
