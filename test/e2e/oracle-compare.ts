@@ -191,6 +191,8 @@ export async function compareRound(
   const mismatches: Mismatch[] = [];
   let cases = 0;
   const idOwner = new Map<string, string>();
+  const lettersByTopic = new Map<string, StoredRound['letters'][number][]>();
+  for (const l of stored.letters) lettersByTopic.set(l.topic, [...(lettersByTopic.get(l.topic) ?? []), l]);
   for (const { p, cols, messages } of plans) {
     const sql = sqlOf(tag, p);
     const columns = Object.fromEntries(cols.map((c) => [`${c.name} ${c.type}${c.notNull ? ' NOT NULL' : ''}`, templateText(c.template)]));
@@ -207,7 +209,9 @@ export async function compareRound(
       cases++;
       const payload = p.payloads[j]!.text;
       const expected = m.rows.map((f) => f());
-      const letters = stored.letters.filter((l) => l.topic === m.topic);
+      const letters = lettersByTopic.get(m.topic) ?? [];
+      lettersByTopic.delete(m.topic);
+      if (letters.some((l) => l.rule_id !== p.id)) bad(payload, `dead letters of this message name rule ${p.id}`, p.id, letters);
       // Dead letters: one per refused row, or one for a rule that failed on the message.
       if ('error' in m.outputs) {
         if (letters.length !== 1 || letters[0]!.reason !== m.outputs.reason)
@@ -245,6 +249,8 @@ export async function compareRound(
     }
     for (const [k, rows] of byKey) bad('(none: no message has this key)', 'stored rows that no message accounts for', [], { key: k, rows });
   }
+  for (const [topic, ls] of lettersByTopic)
+    mismatches.push({ rule: '', sql: '', columns: {}, payload: '', what: 'dead letters of no published message', expected: [], got: { topic, letters: ls } });
   const rows = [...stored.rows.values()].reduce((n, r) => n + r.length, 0);
   const reasons: Record<string, number> = {};
   for (const l of stored.letters) {

@@ -239,9 +239,9 @@ const foreachArb = fc
   });
 
 const COL_TYPES: ReadonlyArray<[ColType, boolean, number]> = [
-  ['text', false, 8],
+  ['text', false, 10],
   ['text', true, 2],
-  ['jsonb', false, 4],
+  ['jsonb', false, 5],
   ['bigint', false, 2],
   ['bigint', true, 1],
   ['double precision', false, 2],

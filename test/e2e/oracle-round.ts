@@ -128,13 +128,13 @@ sinks:
   pg:
     type: postgres
     url: ${pgUrl}
-    batch: { max_items: 500, max_delay_ms: 20 }
+    batch: { max_items: 64, max_delay_ms: 20 }
     retry: { initial_ms: 100, max_ms: 1000 }
   pgv:
     type: postgres
     url: ${pgUrl}
     insert_mode: values
-    batch: { max_items: 200, max_delay_ms: 20 }
+    batch: { max_items: 64, max_delay_ms: 20 }
     retry: { initial_ms: 100, max_ms: 1000 }
 dead_letter: { sink: pg }
 http: { host: 127.0.0.1, port: {{HTTP_PORT}} }
@@ -147,7 +147,12 @@ migrate_on_start: true
     const messages = o.plan.flatMap((p) => p.payloads.map((m, j) => ({ topic: topicOf(o.tag, p.id, j), payload: Buffer.from(m.text, 'utf8') })));
     const t0 = Date.now();
     await publishAll(o.mqttUrl, `${clientId}-pub`, messages);
-    await waitFor(async () => (await weir.metric('weir_ingest_acked_total')) >= messages.length, 120_000, `weir to ack ${messages.length} messages`, 50);
+    await waitFor(
+      async () => (await weir.metric('weir_ingest_acked_total')) >= messages.length,
+      60_000 + messages.length * 50,
+      `weir to ack ${messages.length} messages`,
+      50,
+    );
     const t1 = Date.now();
     const rows = new Map<string, Array<Array<string | null>>>();
     const r = new pg.Client({ connectionString: pgUrl });

@@ -40,7 +40,7 @@ const SEED = Number(process.env.WEIR_ORACLE_SEED ?? Date.now() % 2 ** 31);
 const PER_RULE = 60;
 const PER_ROUND = 12_000;
 
-test(`content oracle: ${CASES} generated rule × payload cases, every stored row as the message says`, { timeout: 90_000 + CASES * 10 }, async () => {
+test(`content oracle: ${CASES} generated rule × payload cases, every stored row as the message says`, { timeout: 90_000 + CASES * 20 }, async () => {
   process.stdout.write(`# oracle seed ${SEED} (WEIR_ORACLE_SEED=${SEED} WEIR_ORACLE_CASES=${CASES} to repeat)\n`);
   const { url: mqttUrl } = await sharedMosquitto();
   const { url: adminPgUrl } = await sharedPostgres();
