@@ -4,7 +4,7 @@
 // cast in a separate session, not weir's insert) — against what weir stored.
 import pg from 'pg';
 import { NULL_TWIN } from './oracle-gen.js';
-import { evalEvent, keyTemplate, NODE, type PlannedRule, readExpr, SENTINEL_ID, SENTINEL_TS, sqlOf, type StoredRound, topicOf } from './oracle-round.js';
+import { evalEvent, keyTemplate, type PlannedRule, readExpr, SENTINEL_ID, SENTINEL_TS, sqlOf, type StoredRound, topicOf } from './oracle-round.js';
 import { type ColType, type EventView, isMap, paramText, readJson, renderTemplate, type Template, templateText, type Val } from './oracle-values.js';
 
 /** One message of one rule: the line given to `weir eval`, and its twin with JSON nulls written as NULL_TWIN. */
@@ -114,21 +114,8 @@ export async function compareRound(
         p.rule.payloadFormat === 'json' && !isJson(m.text)
           ? { error: 'not JSON, and the rule takes JSON payloads only', reason: 'invalid_payload' }
           : outputsOf(lines[j]![0], lines[j]![1]);
-      const event: EventView = {
-        id: SENTINEL_ID,
-        clientid: `m${j}`,
-        username: undefined,
-        payload: m.text,
-        peerhost: undefined,
-        topic: topicOf(tag, p.id, j),
-        qos: 1,
-        flags: { retain: false, dup: false },
-        pub_props: Object.create(null) as { [k: string]: Val },
-        timestamp: SENTINEL_TS,
-        publish_received_at: SENTINEL_TS,
-        node: NODE,
-        event: 'message.publish',
-      };
+      // What weir's event holds is what `weir eval` was given (username and peerhost: unset).
+      const event = { username: undefined, peerhost: undefined, ...(readJson(JSON.stringify(evalEvent(tag, p.id, j, m.text))) as object) } as EventView;
       const rows = 'error' in outputs ? [] : outputs.records.map((record) => expectRow(record, event));
       return { topic: topicOf(tag, p.id, j), outputs, rows };
     });
@@ -199,11 +186,10 @@ export async function compareRound(
     const bad = (payload: string, what: string, expected: unknown, got: unknown) => mismatches.push({ rule: p.id, sql, columns, payload, what, expected, got });
     const storedRows = [...(stored.rows.get(p.id) ?? [])];
     const keyed = cols[0]?.name === 'k';
+    // Keyed: the stored rows by key, each message taking its own; what is left is no message's.
+    // Unkeyed (the rule writes both topic and clientid): all of them matched at once, below.
     const byKey = new Map<string | null, Array<Array<string | null>>>();
-    for (const r of storedRows) {
-      const k = keyed ? r[0]! : null;
-      byKey.set(k, [...(byKey.get(k) ?? []), r]);
-    }
+    if (keyed) for (const r of storedRows) byKey.set(r[0]!, [...(byKey.get(r[0]!) ?? []), r]);
     const unkeyed: Array<{ row: ExpectedRow; payload: string; topic: string }> = [];
     for (const [j, m] of messages.entries()) {
       cases++;
