@@ -1,5 +1,10 @@
 # weir container image: build stage compiles TypeScript; the runtime stage holds only what runs.
-FROM node:20-bookworm AS build
+#
+# Node: the exact version in .node-version, the Active LTS line (26) that CI runs the suite on
+# (.ci/run; test/dockerfile.test.ts checks that both FROM lines name it). Pinned by tag only: a
+# digest (node:…@sha256:…) would pin the bytes too, but weir is developed where no registry of
+# images can be reached, so a digest written here could not be checked; add one where it can.
+FROM node:26.12.1-bookworm AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json ./
 # npm ci's postinstall applies these fixes to dependencies (patches/README.md).
@@ -8,9 +13,11 @@ COPY src ./src
 COPY bin ./bin
 # npm ci runs `prepare` (tsc). pulsar-client's install downloads its prebuilt native library here,
 # where the build has network access; it is optional, so the image still builds without it.
+# The prune drops the devDependencies, among them the demo's embedded broker and database (aedes,
+# PGlite): `weir demo` in the image says how to install them.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
-FROM node:20-bookworm-slim
+FROM node:26.12.1-bookworm-slim
 ENV NODE_ENV=production WEIR_LOG_LEVEL=info
 # What weir writes lives in WEIR_DATA_DIR, the one directory its user owns: the shipped weir.yaml
 # puts dead_letter.fallback_file there (${WEIR_DATA_DIR:-.}/...). /app, where weir.yaml is, stays
@@ -28,8 +35,11 @@ COPY rules ./rules
 COPY weir.yaml ./weir.yaml
 USER node
 EXPOSE 9464
+# `weir health` on ./weir.yaml (/app/weir.yaml): /healthz at its http.host and http.port, over
+# HTTPS when http.tls is set (src/cli/health.ts). A config mounted elsewhere (docker-compose.yml:
+# /etc/weir/weir.yaml) needs the same path here: `--health-cmd 'node bin/healthcheck.js -c …'`.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.WEIR_HTTP_PORT||9464)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "bin/healthcheck.js"]
 # SIGTERM: stop reading, store and ack what was read, disconnect keeping the session.
 STOPSIGNAL SIGTERM
 # The V8 flags of bin/weir.js's first line (why: there); node ignores a script's shebang.

@@ -70,6 +70,11 @@ export const CONFIG_CODES = {
   },
   'config.duplicate_rule': { class: 'fatal', meaning: 'two rule files use the same `id`', action: 'give one of them another id' },
   'config.rule_source': { class: 'fatal', meaning: 'a rule needs exactly one of `sql` or `jsonata` (and `from` with `jsonata`)', action: 'keep one of them' },
+  'config.no_actions': {
+    class: 'fatal',
+    meaning: 'an enabled rule has no actions, so what it matches would be acknowledged and stored nowhere',
+    action: 'add an action, or write `enabled: false` to keep the rule without running it',
+  },
   'config.template_syntax': {
     class: 'fatal',
     meaning: 'a `${path}` template of an action has a `${` without its `}`, or an empty `${}`',
@@ -82,10 +87,21 @@ export const CONFIG_CODES = {
     action: 'select the name in the SQL (`AS name`), fix its spelling, or use an event field',
   },
   'config.topic_filter': { class: 'fatal', meaning: 'an invalid MQTT topic filter', action: '`+` and `#` stand alone between slashes, `#` only last' },
+  'config.http_port_in_use': {
+    class: 'fatal',
+    meaning: 'another process already listens on `http.port` (where /metrics, /healthz and /readyz are served)',
+    action: 'stop that process, or choose another port: `http.port` in weir.yaml, `--http-port` for `weir demo`',
+  },
   'demo.unsupported_sink': {
     class: 'fatal',
     meaning: '`weir demo` embeds only a PostgreSQL-compatible database',
     action: 'run `weir run` against your own Kafka or Pulsar',
+  },
+  'demo.packages_missing': {
+    class: 'fatal',
+    meaning:
+      '`weir demo` without its embedded broker and database (aedes, PGlite): development packages, which a production install (`npm ci --omit=dev`, the container image) leaves out',
+    action: 'install them as the message says, or run `npm ci && npm run demo` in a clone',
   },
   'migrate.changed': { class: 'fatal', meaning: 'a migration file changed after it was applied', action: 'restore the file and add a new migration instead' },
   'migrate.failed': {

@@ -2,6 +2,7 @@
 import { checkCommand } from './check.js';
 import { dlqCommand } from './dlq.js';
 import { evalCommand } from './eval.js';
+import { healthCommand } from './health.js';
 import { migrateCommand } from './migrate.js';
 import { reconcileCommand } from './reconcile.js';
 import { runCommand } from './run.js';
@@ -20,6 +21,7 @@ export const COMMANDS: Record<string, Command> = {
   dlq: dlqCommand,
   eval: evalCommand,
   test: testCommand,
+  health: healthCommand,
   demo: (await import('./demo.js')).demoCommand,
 };
 

@@ -3,7 +3,7 @@
 // on the shipped weir.yaml and rules/ with only the endpoints changed, and simulated devices
 // publishing the seeds' telemetry. A live line of counters until Ctrl-C, then an orderly stop.
 // Editing a rule file reloads the rules, as in `weir run` (core/rules-watch.ts), and says so.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Runtime } from '../core/runtime.js';
@@ -13,12 +13,15 @@ import type { EmbeddedDatabase } from '../embedded/database.js';
 import { demoConfig } from '../embedded/demo-config.js';
 import type { Devices } from '../embedded/devices.js';
 import { ConfigErrors } from '../config/load.js';
-import { errorText, type ConfigError } from '../errors.js';
+import { errorText, WeirError, type ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
-import { parse } from './args.js';
+import { numberOption, parse } from './args.js';
 import type { Command } from './commands.js';
+
+/** Where the demo serves /metrics unless --http-port says otherwise: the shipped weir.yaml's port. */
+const DEFAULT_HTTP_PORT = 9464;
 
 const HELP = `usage: weir demo [--config FILE] [--devices N] [--interval-ms N] [--http-port N]
 
@@ -33,7 +36,7 @@ the running rules stay.
   --devices N         simulated devices (default 100)
   --interval-ms N     each device publishes one sample this often (default 1000)
   --size N            payload bytes (default 200, the seeds' sample)
-  --http-port N       port of /metrics, /healthz, /readyz (default 9464; 0 picks a free one)
+  --http-port N       port of /metrics, /healthz, /readyz (default ${DEFAULT_HTTP_PORT}; 0 picks a free one)
 `;
 
 export const demoCommand: Command = {
@@ -43,23 +46,18 @@ export const demoCommand: Command = {
       args,
       {
         config: { type: 'string', short: 'c' },
-        devices: { type: 'string' },
-        'interval-ms': { type: 'string' },
-        size: { type: 'string' },
-        'http-port': { type: 'string' },
+        devices: numberOption({ unit: 'devices', min: 0 }),
+        'interval-ms': numberOption({ unit: 'milliseconds', min: 10 }),
+        size: numberOption({ unit: 'bytes', min: 0 }),
+        'http-port': numberOption({ unit: 'port', noun: 'a port number', min: 0, max: 65_535 }),
       },
       HELP,
     );
     if ('exit' in p) return p.exit;
-    const num = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));
-    const devicesN = num(p.values.devices, 100);
-    const intervalMs = num(p.values['interval-ms'], 1000);
-    const size = num(p.values.size, 200);
-    const httpPort = num(p.values['http-port'], 9464);
-    if (![devicesN, intervalMs, size, httpPort].every((n) => Number.isInteger(n) && n >= 0) || intervalMs < 10) {
-      process.stderr.write(`error: --devices, --size and --http-port take whole numbers, --interval-ms at least 10\n\n${HELP}`);
-      return 2;
-    }
+    const devicesN = p.values.devices ?? 100;
+    const intervalMs = p.values['interval-ms'] ?? 1000;
+    const size = p.values.size ?? 200;
+    const httpPort = p.values['http-port'] ?? DEFAULT_HTTP_PORT;
     const log = createLogger(process.env.WEIR_LOG_LEVEL ?? 'warn');
     const demo = new Demo(log);
     const stopped = new Promise<string>((resolve) => {
@@ -70,6 +68,10 @@ export const demoCommand: Command = {
       await demo.start(p.values.config ?? join(PACKAGE_ROOT, 'weir.yaml'), { devices: devicesN, intervalMs, size, httpPort });
     } catch (err) {
       if (err instanceof ConfigErrors) for (const e of err.errors) process.stderr.write(`error: ${e.message}\n`);
+      else if (err instanceof WeirError && err.code === 'config.http_port_in_use')
+        process.stderr.write(
+          `error: port ${httpPort} (the demo's /metrics, /healthz, /readyz) is in use by another process: choose another with --http-port N (0 picks a free one)\n`,
+        );
       else process.stderr.write(`error: ${errorText(err)}\n`);
       await demo.stop();
       return 1;
@@ -105,11 +107,14 @@ class Demo {
   async start(configFile: string, o: DemoOptions): Promise<void> {
     // Loaded here, not at the top: every other weir command imports this file through commands.ts
     // and should not pay for loading aedes and PGlite (150 ms).
+    // Their packages are devDependencies (the image and `npm ci --omit=dev` leave them out).
     const [{ startEmbeddedBroker }, { startEmbeddedDatabase }, { simulateDevices }] = await Promise.all([
       import('../embedded/broker.js'),
       import('../embedded/database.js'),
       import('../embedded/devices.js'),
-    ]);
+    ]).catch((err: unknown) => {
+      throw demoPackagesMissing(err) ?? err;
+    });
     const t0 = Date.now();
     this.broker = await startEmbeddedBroker();
     const tBroker = Date.now();
@@ -198,6 +203,30 @@ class Demo {
     if (this.derivedFile) rmSync(dirname(this.derivedFile), { recursive: true, force: true });
     return `${published} samples published, ${stored} rows in ${this.table}`;
   }
+}
+
+/** The packages of the demo's embedded broker and database: devDependencies. */
+const DEMO_PACKAGES = ['@electric-sql/pglite', '@electric-sql/pglite-socket', 'aedes'];
+
+/**
+ * The error for an embedded part whose package is not installed (a production install leaves the
+ * devDependencies out): which packages `weir demo` needs and the command that installs them, at the
+ * versions package.json names. Undefined for any other error.
+ */
+export function demoPackagesMissing(err: unknown): WeirError | undefined {
+  const missing =
+    err instanceof Error &&
+    (err as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' &&
+    /Cannot find (?:package|module) '([^']+)'/.exec(errorText(err))?.[1];
+  if (!missing || !DEMO_PACKAGES.includes(missing)) return undefined;
+  const pkg = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  const specs = DEMO_PACKAGES.map((name) => `${name}@${pkg.devDependencies?.[name] ?? 'latest'}`);
+  return new WeirError(
+    'demo.packages_missing',
+    `weir demo needs ${DEMO_PACKAGES.join(', ')} (its in-process broker and database), which this install leaves out (${missing} is missing): ` +
+      `they are development packages, not part of a production install or the container image. Install them with \`npm install --no-save ${specs.join(' ')}\`, or run \`npm ci && npm run demo\` in a clone of weir`,
+    { cause: err },
+  );
 }
 
 /** Sum of every sample of one metric family in Prometheus text format. */

@@ -1,6 +1,7 @@
 // weir reconcile: prove the counts. Exit 0 when every sink's own count matches what weir stored
 // and, with --sequence, when no device's sequence numbers have gaps; 1 for a real difference only,
-// so that a script can tell it from 3, a count that could not be read.
+// so that a script can tell it from 3, a count that could not be read (a database down is an
+// outage to report, never a difference of NaN).
 import { fetchMetrics, type InstanceMetrics } from '../reconcile/metrics.js';
 import { reconcile, type ReconcileReport } from '../reconcile/reconcile.js';
 import { brokerCounts, type BrokerCounts } from '../reconcile/broker-counts.js';
@@ -26,8 +27,9 @@ numbers missing from the table, in the key's time order. A lower seq than the ro
 starts a new run (a restart or a wrap-around); gaps are counted inside each run, so a loss at
 the start of a run cannot be seen (docs/operations.md).
 Exits 0 when every difference is 0 and no sequence number is missing, 1 when one is not (the
-differing lines and the gaps are listed), 2 on bad usage, 3 when nothing could be compared: a
---metrics URL, the database or the broker could not be read (named), or weir.yaml is invalid.
+differing lines and the gaps are listed), 2 on bad usage, 3 when something could not be
+compared: a --metrics URL, a sink's database or the broker could not be read (named; the sink's
+line says "could not read"), or weir.yaml is invalid. A difference found elsewhere still exits 1.
 
 ${CONFIG_HELP}  -m, --metrics URL   a running instance's /metrics (repeat for each replica); with
                       http.basic_auth, http://USER:PASSWORD@host:port/metrics
@@ -117,15 +119,17 @@ export const reconcileCommand: Command = {
     if (p.values.json)
       process.stdout.write(`${JSON.stringify({ ...report, ok, ...(targets ? { sequence } : {}), ...(broker ? { broker: broker.values } : {}) }, null, 2)}\n`);
     else process.stdout.write(table(report) + (targets ? sequenceTables(sequence) : '') + (broker ? brokerTable(broker) : ''));
-    if (!report.ok) {
-      for (const l of report.lines.filter((x) => x.difference !== undefined && x.difference !== 0)) {
-        process.stderr.write(
-          `DIFFERENCE rule ${l.rule} → ${l.sink} (${l.target}): sink has ${l.sinkCount ?? '?'}, weir stored ${l.weirCount ?? '?'}, difference ${l.difference}${l.note ? ` — ${redactUrl(l.note)}` : ''}\n`,
-        );
-      }
+    for (const l of report.lines.filter((x) => x.difference !== undefined && x.difference !== 0)) {
+      process.stderr.write(
+        `DIFFERENCE rule ${l.rule} → ${l.sink} (${l.target}): sink has ${l.sinkCount ?? '?'}, weir stored ${l.weirCount ?? '?'}, difference ${l.difference}${l.note ? ` — ${redactUrl(l.note)}` : ''}\n`,
+      );
     }
+    for (const l of report.lines.filter((x) => x.unread !== undefined))
+      process.stderr.write(`error: could not read the count of sink ${l.sink}: ${redactUrl(l.unread!)}\n`);
     for (const g of gaps) process.stderr.write(`GAPS: ${g.table}: ${plural(g.missing, 'missing sequence number')} over ${plural(g.keysWithGaps, 'key')}\n`);
-    return ok ? 0 : 1;
+    // A difference is a finding whatever else could not be read; an unread count alone is not one.
+    if (report.differs || gaps.length) return 1;
+    return report.unread.length ? UNREAD : 0;
   },
 };
 
@@ -146,7 +150,7 @@ function plural(n: number, word: string): string {
 
 function table(r: ReconcileReport): string {
   const head = ['rule', 'sink', 'target', 'matched', 'passed', 'failed', 'success', 'dead-lettered', 'weir stored', 'sink count', 'difference'];
-  const fmt = (v: number | undefined) => (v === undefined ? '-' : Number.isNaN(v) ? '?' : String(v));
+  const fmt = (v: number | undefined) => (v === undefined ? '-' : String(v));
   const rows = r.lines.map((l) => [
     l.rule,
     l.sink,
@@ -157,12 +161,20 @@ function table(r: ReconcileReport): string {
     fmt(l.success),
     fmt(l.deadLettered),
     fmt(l.weirCount),
-    fmt(l.sinkCount),
+    l.unread === undefined ? fmt(l.sinkCount) : 'could not read',
     fmt(l.difference),
   ]);
-  const notes = r.lines.filter((l) => l.note).map((l) => `  ${l.rule} → ${l.sink}: ${redactUrl(l.note!)}`);
+  const notes = r.lines.flatMap((l) => [
+    ...(l.unread === undefined ? [] : [`  ${l.rule} → ${l.sink}: could not read: ${redactUrl(l.unread)}`]),
+    ...(l.note ? [`  ${l.rule} → ${l.sink}: ${redactUrl(l.note)}`] : []),
+  ]);
   const top = r.received === undefined ? '' : `received ${r.received}, acked ${r.acked}\n`;
-  return `${top}${columns(head, rows, 'lllrrrrrrrr')}${notes.length ? `${notes.join('\n')}\n` : ''}${r.ok ? 'reconciled: every difference is 0' : 'NOT reconciled'}\n`;
+  const verdict = r.ok
+    ? 'reconciled: every difference is 0'
+    : r.differs
+      ? 'NOT reconciled'
+      : `not reconciled: could not read the count of ${r.unread.map((s) => `sink ${s}`).join(', ')}`;
+  return `${top}${columns(head, rows, 'lllrrrrrrrr')}${notes.length ? `${notes.join('\n')}\n` : ''}${verdict}\n`;
 }
 
 function sequenceTables(results: SequenceResult[]): string {

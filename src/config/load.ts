@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ConfigError, WeirError, errorText } from '../errors.js';
 import { redactUrl } from '../log.js';
-import { compileJsonata, compileSql, validateTopicFilter, type CompiledSqlRule } from '../rules/index.js';
+import { checkSql, compileJsonata, compileSql, validateTopicFilter, type CompiledSqlRule } from '../rules/index.js';
 import type { CompiledRule } from '../rules/types.js';
 import { sinkType, sinkTypeNames } from '../sinks/registry.js';
 import type { SinkType } from '../sinks/types.js';
@@ -15,7 +15,7 @@ import { didYouMean } from './did-you-mean.js';
 import { httpTlsProblems, resolveHttpTls } from './http-tls.js';
 import { ruleErrorAt } from './rule-error-at.js';
 import { checkTemplates, type RuleOutput } from './template-check.js';
-import { RuleFileSpec, WeirSpec, type RuleFileConfig, type WeirFileConfig } from './schema.js';
+import { BrokerSpec, RuleFileSpec, WeirSpec, type BrokerConfig, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
 import { interpolateEnv, locate, locateKey, parseYaml, type YamlSource } from './yaml-source.js';
 
@@ -94,8 +94,13 @@ function readSource(file: string, errors: ConfigError[]): YamlSource | undefined
   return src;
 }
 
-/** Loads weir.yaml (with `${ENV}` interpolation) and the rule files of its rules_dir. */
-export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, rulesDirOverride?: string): WeirConfig {
+/**
+ * Loads weir.yaml (with `${ENV}` interpolation) and the rule files of its rules_dir. With
+ * `ruleErrors`, the rule files' errors go there instead of failing the load, and the config holds
+ * the rules that loaded: for a command that needs only weir.yaml's sinks and dead-letter settings
+ * (`weir dlq list`), which must work while a rule file is broken.
+ */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, rulesDirOverride?: string, ruleErrors?: ConfigError[]): WeirConfig {
   const errors: ConfigError[] = [];
   const path = resolve(file);
   const src = readSource(path, errors);
@@ -151,7 +156,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   }
 
   const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
-  const rules = loadRules(rulesDir, sinks, errors, reported);
+  if (ruleErrors && errors.length) throw new ConfigErrors(inReadingOrder(errors));
+  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported);
+  if (ruleErrors) ruleErrors.splice(0, ruleErrors.length, ...inReadingOrder(ruleErrors));
   if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
   return Object.freeze({
     file: path,
@@ -166,6 +173,22 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     sinks,
     rules,
   });
+}
+
+/**
+ * The broker and node settings of weir.yaml alone, for a command that makes events as `weir run`
+ * does but needs no sink (`weir test`): an unset variable elsewhere in the file is not its concern.
+ */
+export function readEventSettings(file: string, env: NodeJS.ProcessEnv = process.env): { broker: BrokerConfig; node: string } {
+  const errors: ConfigError[] = [];
+  const src = readSource(resolve(file), errors);
+  if (!src) throw new ConfigErrors(errors);
+  interpolateEnv(src, env);
+  const doc = (src.doc.toJS() ?? {}) as Record<string, unknown>;
+  const broker = validatePart<BrokerConfig>(BrokerSpec, doc.broker, src, ['broker']);
+  // An unset variable leaves its value empty; where that breaks a broker setting, the schema says so.
+  if (broker.errors.length) throw new ConfigErrors(broker.errors);
+  return { broker: broker.value, node: typeof doc.node === 'string' ? doc.node : 'weir@localhost' };
 }
 
 function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, errors: ConfigError[]): SinkConfig | undefined {
@@ -204,20 +227,16 @@ function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, e
  * whose own error weir.yaml already has, so actions naming it are not reported a second time.
  */
 export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], reported?: (sink: string) => boolean): RuleConfig[] {
-  let names: string[];
+  let files: string[];
   try {
-    names = readdirSync(dir)
-      .filter((n) => /\.ya?ml$/.test(n))
-      .sort();
+    files = ruleFilesIn(dir);
   } catch (err) {
     errors.push(new ConfigError('config.unreadable', `cannot read the rules directory: ${errorText(err)}`, { file: dir }));
     return [];
   }
   const rules: RuleConfig[] = [];
   const ids = new Map<string, string>();
-  for (const n of names) {
-    const file = join(dir, n);
-    if (!statSync(file).isFile()) continue;
+  for (const file of files) {
     const rule = loadRuleFile(file, sinks, errors, reported);
     if (!rule) continue;
     const dup = ids.get(rule.id);
@@ -229,6 +248,23 @@ export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, e
     rules.push(rule);
   }
   return rules;
+}
+
+/**
+ * The *.yaml / *.yml files of a rules directory and of its subfolders (a fleet's rules kept in a
+ * folder per site load as they look), in path order; folders whose name starts with a dot are
+ * skipped (an editor's or git's).
+ */
+export function ruleFilesIn(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && statSync(path).isDirectory());
+    if (isDir) out.push(...ruleFilesIn(path));
+    else if (/\.ya?ml$/.test(entry.name) && statSync(path).isFile()) out.push(path);
+  }
+  return out;
 }
 
 /** One rule file → a compiled rule, or errors pushed to `errors`. `sinks` resolves action types. */
@@ -262,7 +298,18 @@ export function loadRuleFile(
   try {
     compiled = r.sql !== undefined ? compileSql(r.sql) : compileJsonata(r.jsonata!, r.from!);
   } catch (err) {
-    errors.push(ruleErrorAt(src, r.sql !== undefined ? 'sql' : 'jsonata', err));
+    // The compiler stops at the first problem; the recovering check finds every one of them.
+    const all = r.sql !== undefined ? checkSql(r.sql) : [];
+    for (const e of all.length ? all : [err]) errors.push(ruleErrorAt(src, r.sql !== undefined ? 'sql' : 'jsonata', e));
+  }
+  if ((r.actions ?? []).length === 0 && r.enabled) {
+    errors.push(
+      new ConfigError(
+        'config.no_actions',
+        'a rule needs at least one action: without one its messages would be acknowledged and stored nowhere (write enabled: false to keep a rule that does not run)',
+        { file, ...locate(src, src.doc.has('actions') ? ['actions'] : ['id']), path: 'actions' },
+      ),
+    );
   }
   const actions: ActionConfig[] = [];
   const warnings: ConfigError[] = [];

@@ -30,7 +30,8 @@ export function watchRules(runtime: Pick<Runtime, 'reloadRules'>, dir: string, l
     clearTimeout(timer);
     timer = setTimeout(reload, SETTLE_MS);
   };
-  const watcher = watch(dir, schedule);
+  // Recursive: rule files in subfolders are loaded too (config/load.ts, ruleFilesIn).
+  const watcher = watch(dir, { recursive: true }, schedule);
   watcher.on('error', (err) => log.warn({ err: err.message }, 'watching the rules directory failed; SIGHUP still reloads'));
   process.on('SIGHUP', schedule);
   return {

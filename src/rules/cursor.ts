@@ -75,7 +75,8 @@ export class Cursor {
   /** A syntax error at the current token: "expected X, found Y". */
   error(expected: string, token: Token = this.peek()): RuleError {
     const found = token.kind === 'eof' ? 'end of input' : describe(token);
-    return new RuleError('rule.expected_token', `expected ${expected}, found ${found}`, this.sql, {
+    const hint = token.kind === 'ident' ? SQL_HABITS[token.text.toUpperCase()] : undefined;
+    return new RuleError('rule.expected_token', `expected ${expected}, found ${found}${hint ? `: ${hint}` : ''}`, this.sql, {
       range: { start: token.start, end: Math.max(token.end, token.start + 1) },
       expected,
     });
@@ -95,6 +96,14 @@ export class Cursor {
     this.depth--;
   }
 }
+
+/** Words of other SQL dialects that EMQX's does not have, and what to write instead. */
+const SQL_HABITS: Readonly<Record<string, string>> = {
+  IS: 'EMQX rule SQL has no IS [NOT] NULL; write is_null(x) or is_not_null(x)',
+  LIKE: "EMQX rule SQL has no LIKE; write regex_match(x, '^abc')",
+  BETWEEN: 'EMQX rule SQL has no BETWEEN; write x >= a and x <= b',
+  ILIKE: "EMQX rule SQL has no ILIKE; write regex_match(x, '(?i)^abc')",
+};
 
 function describe(t: Token): string {
   switch (t.kind) {

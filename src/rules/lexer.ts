@@ -59,6 +59,19 @@ export function tokenize(sql: string): Token[] {
       continue;
     }
     const two = sql.slice(i, i + 2);
+    // `-- note` would otherwise read as two minus signs and the note as a name (a - -note):
+    // say that rule SQL has no comments. `--1` and `--x` stay arithmetic, as in EMQX.
+    if ((two === '--' && (i + 2 >= n || /\s|-/.test(sql[i + 2] as string))) || two === '/*') {
+      throw new RuleError(
+        'rule.unexpected_char',
+        `rule SQL has no comments (EMQX's has none): remove ${JSON.stringify(two)}, or write the note as a YAML # comment above sql:`,
+        sql,
+        {
+          range: { start, end: start + 2 },
+          expected: 'a token',
+        },
+      );
+    }
     if (TWO_CHAR_OPS.has(two)) {
       tokens.push({ kind: 'op', text: two, value: 0, start, end: i + 2 });
       i += 2;

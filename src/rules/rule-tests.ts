@@ -83,11 +83,17 @@ function show(v: unknown): string {
   return s === undefined ? 'undefined' : s.length > 200 ? `${s.slice(0, 200)}…` : s;
 }
 
+/**
+ * Makes the event of a test's fields. The engine's own (eventFromJson) takes them as they are;
+ * `weir test` passes the one `weir run` uses (cli/test-event.ts), so a test sees what is stored.
+ */
+export type EventMaker = (fields: Record<string, unknown>) => RuleEvent;
+
 /** A test's event as the rule sees it; a left-out topic is one the rule's first filter matches. */
-function testEvent(t: RuleTestCase, filters: readonly string[]): RuleEvent {
+function testEvent(t: RuleTestCase, filters: readonly string[], eventOf: EventMaker): RuleEvent {
   const ev = { ...(t.event ?? {}) };
   if (ev.topic === undefined) ev.topic = exampleTopic(filters);
-  return eventFromJson(ev);
+  return eventOf(ev);
 }
 
 /**
@@ -98,12 +104,13 @@ export async function ruleTestOutputs(
   rule: CompiledRule,
   tests: readonly RuleTestCase[],
   ruleId: string,
+  eventOf: EventMaker = eventFromJson,
 ): Promise<Array<{ record: OutputRecord; event: RuleEvent }>> {
   const out: Array<{ record: OutputRecord; event: RuleEvent }> = [];
   for (const t of tests) {
     if (t.expect?.error) continue;
     try {
-      const event = testEvent(t, rule.filters);
+      const event = testEvent(t, rule.filters, eventOf);
       const res = await rule.evaluate(createMessageContext(event), ruleId);
       if (res.matched) for (const record of res.outputs) out.push({ record, event });
     } catch {
@@ -121,13 +128,19 @@ function errorMatches(want: boolean | string, err: unknown): boolean {
   return code === want || message.includes(want);
 }
 
-async function runOne(rule: CompiledRule | Error, filters: readonly string[], t: RuleTestCase, ruleId: string): Promise<{ pass: boolean; message: string }> {
+async function runOne(
+  rule: CompiledRule | Error,
+  filters: readonly string[],
+  t: RuleTestCase,
+  ruleId: string,
+  eventOf: EventMaker,
+): Promise<{ pass: boolean; message: string }> {
   const want = t.expect ?? {};
   let outputs: unknown;
   let matched: boolean;
   try {
     if (rule instanceof Error) throw rule;
-    const res = await rule.evaluate(createMessageContext(testEvent(t, filters)), ruleId);
+    const res = await rule.evaluate(createMessageContext(testEvent(t, filters, eventOf)), ruleId);
     matched = res.matched;
     // YAML has one kind of number, so a test's 25 matches the float 25.0 as well.
     outputs = res.matched ? plainNumbers(toJsonValue(res.outputs)) : undefined;
@@ -148,7 +161,7 @@ async function runOne(rule: CompiledRule | Error, filters: readonly string[], t:
 }
 
 /** Runs every test of a rule; never throws (a rule that does not compile fails each test). */
-export async function runRuleTests(spec: RuleTestSpec, ruleId = 'test'): Promise<RuleTestResult[]> {
+export async function runRuleTests(spec: RuleTestSpec, ruleId = 'test', eventOf: EventMaker = eventFromJson): Promise<RuleTestResult[]> {
   let rule: CompiledRule | Error;
   let filters: readonly string[] = spec.filters ?? [];
   try {
@@ -162,7 +175,7 @@ export async function runRuleTests(spec: RuleTestSpec, ruleId = 'test'): Promise
   const results: RuleTestResult[] = [];
   for (let i = 0; i < spec.tests.length; i++) {
     const t = spec.tests[i] as RuleTestCase;
-    const r = await runOne(rule, filters, t, ruleId);
+    const r = await runOne(rule, filters, t, ruleId, eventOf);
     results.push({ index: i, name: t.name ?? `test ${i + 1}`, ...r });
   }
   return results;

@@ -1,6 +1,7 @@
 // Acceptance 5 of the foundation: a malformed weir.yaml or rule file makes `weir check` and
 // `weir run` exit non-zero naming the file, line and reason; a valid configuration exits 0.
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../harness/process.js';
@@ -82,7 +83,8 @@ test('rule SQL that does not parse: the rule file, the line and column inside it
 sql: |
   SELECT payload.temp AS temp,
     FROM "device/+/telemetry"
-actions: []
+actions:
+  - { sink: db, table: t, columns: { temp: '\${temp}' } }
 `;
   const cfg = files(GOOD_CONFIG, rule);
   const r = await runCli(['check', '-c', cfg]);
@@ -191,4 +193,51 @@ actions:
     /^warning: .*r1\.yaml:8:\d+: actions\.0\.columns\.hum: \$\{hum\} is not an event field and the JSONata expression does not mention it/m,
   );
   assert.doesNotMatch(r.stderr, /temp|timestamp/);
+});
+
+test('weir check shows every SQL error of a rule, with hints for SQL habits EMQX does not have', async () => {
+  const rule = `
+id: r1
+sql: SELECT foo(payload.a) AS a, bar_baz(1) AS b, abs(1, 2) AS c FROM "device/+/telemetry"
+actions:
+  - { sink: db, table: t, columns: { a: '\${a}' } }
+`;
+  const r = await runCli(['check', '-c', files(GOOD_CONFIG, rule)]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /r1\.yaml:3:\d+: sql: unknown function foo\(\)/);
+  assert.match(r.stderr, /r1\.yaml:3:\d+: sql: unknown function bar_baz\(\)/);
+  assert.match(r.stderr, /r1\.yaml:3:\d+: sql: abs\(\) does not take 2 argument\(s\)/);
+  for (const [sql, hint] of [
+    ['SELECT payload.a AS a FROM "device/+/telemetry" WHERE payload.a IS NOT NULL', /is_null\(x\) or is_not_null\(x\)/],
+    ['SELECT payload.a AS a -- the reading\n  FROM "device/+/telemetry"', /rule SQL has no comments/],
+  ] as const) {
+    const bad = await runCli(['check', '-c', files(GOOD_CONFIG, `id: r1\nsql: |\n  ${sql}\nactions:\n  - { sink: db, table: t, columns: { a: '\${a}' } }\n`)]);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, hint);
+  }
+});
+
+test('rule files in subfolders are loaded; a rule with no actions is an error unless disabled', async () => {
+  const dir = writeWeirFiles(
+    {
+      config: GOOD_CONFIG,
+      rules: {
+        'r1.yaml': GOOD_RULE,
+        'site-a/r2.yaml': GOOD_RULE.replace('id: r1', 'id: r2'),
+        'site-a/r3.yaml': 'id: r3\nsql: SELECT * FROM "x/#"\nactions: []\n',
+        'site-a/r4.yaml': 'id: r4\nenabled: false\nsql: SELECT * FROM "x/#"\n',
+        '.old/r5.yaml': 'not: [valid',
+      },
+    },
+    0,
+    tempDir('check'),
+  );
+  const r = await runCli(['check', '-c', join(dir, 'weir.yaml')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /site-a\/r3\.yaml:3:\d+: actions: a rule needs at least one action/);
+  assert.equal(r.stderr.trim().split('\n').length, 2, r.stderr);
+  rmSync(join(dir, 'rules', 'site-a', 'r3.yaml'));
+  const ok = await runCli(['check', '-c', join(dir, 'weir.yaml')]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /3 rule\(s\)/);
 });

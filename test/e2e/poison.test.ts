@@ -3,13 +3,17 @@
 // as a row, a dead letter (kept byte for byte) or a line of the fallback file, and every good
 // message, before and after the hostile ones, must be stored. One message left hanging would keep
 // its connection at max_unacked for good, and `acked` would never reach the count published.
+// Every stored row is compared, value for value, with the message of its (device, seq): the
+// oracle of test/harness/hostile.ts reads the payload alone, so a value the message did not carry
+// (weir's event counter as seq, issue 28) fails it.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import fc from 'fast-check';
 import { publishLoad } from '../harness/load/publisher.js';
-import { HOSTILE, hostileArbitrary, oversizePayload, type HostileKind } from '../harness/hostile.js';
+import { telemetrySample } from '../../src/embedded/devices.js';
+import { HOSTILE, hostileArbitrary, oversizePayload, RowOracle, TELEMETRY_COLUMNS, type ContentReport, type HostileKind } from '../harness/hostile.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
@@ -47,8 +51,13 @@ interface Accounting {
   rows: number;
   deadLetters: Array<{ topic: string; payload: Buffer; reason: string; record: Record<string, unknown> | null; error: string }>;
   fallback: number;
+  /** Every row against its message. */
+  content: ContentReport;
   weir: WeirProcess;
 }
+
+/** The shipped rule's rows, against the messages. */
+const shippedRule = () => new RowOracle('telemetry', TELEMETRY_COLUMNS, { device: 'device_id', seq: 'seq' });
 
 /** Publishes `n` messages, every `every`-th from `kinds` in turn, and accounts for each one. */
 async function run(name: string, kinds: readonly HostileKind[], n: number, every: number): Promise<Accounting> {
@@ -61,6 +70,7 @@ async function run(name: string, kinds: readonly HostileKind[], n: number, every
   await waitFor(() => weir.ready(), 20_000, 'weir ready');
 
   const sent: Sent[] = [];
+  const oracle = shippedRule();
   const pub = await publishLoad({
     url: mqttUrl,
     clients: 4,
@@ -69,11 +79,17 @@ async function run(name: string, kinds: readonly HostileKind[], n: number, every
     qos: 1,
     limit: n,
     clientIdPrefix: `${clientId}-pub`,
+    // The publisher's plain sample, made here so that the oracle sees it too.
     payloadFor: (device, seq) => {
-      if (seq % every !== 0) return undefined;
+      if (seq % every !== 0) {
+        const bytes = telemetrySample(String(device), seq, 200);
+        oracle.publish(String(device), seq, bytes);
+        return bytes;
+      }
       const kind = kinds[sent.length % kinds.length]!;
       const bytes = kind.payload(String(device), seq, Date.now());
       sent.push({ kind, device, seq, bytes });
+      oracle.publish(String(device), seq, bytes, kind.name);
       return bytes;
     },
   });
@@ -101,7 +117,15 @@ async function run(name: string, kinds: readonly HostileKind[], n: number, every
     return 'lost';
   });
   const goodStored = [...stored].filter((k) => !hostile.has(k)).length;
-  return { sent, ends, goodPublished: n - sent.length, goodStored, rows: rows.length, deadLetters, fallback: fallbackLines.length, weir };
+  const content = oracle.check(await query(pgUrl, oracle.selectSql()));
+  return { sent, ends, goodPublished: n - sent.length, goodStored, rows: rows.length, deadLetters, fallback: fallbackLines.length, content, weir };
+}
+
+/** Every row is its message's, and every value of every good row was compared. */
+function assertContent(a: Accounting, what: string): void {
+  assert.equal(a.content.rows, a.rows, `${what}: every row compared`);
+  assert.deepEqual(a.content.mismatches, [], `${what}: every row holds what its message carried (${a.content.wrongRows} rows differ)`);
+  assert.ok(a.content.compared >= a.goodPublished * 6, `${what}: every value of every good row compared (${a.content.compared})`);
 }
 
 test('every hostile payload is stored or dead-lettered with its reason, byte for byte, and the stream behind it is stored', { timeout: 240_000 }, async () => {
@@ -116,6 +140,7 @@ test('every hostile payload is stored or dead-lettered with its reason, byte for
   assert.deepEqual(wrong, [], 'each kind ends as expected');
   assert.equal(a.goodStored, a.goodPublished, 'every good message is stored, those after the hostile ones too');
   assert.equal(a.rows + a.deadLetters.length + a.fallback, 8_000, 'each message is exactly one row or one dead letter');
+  assertContent(a, 'hostile kinds');
 
   // The message that stalled a replica: its letter shows the refused row, the NUL as visible text.
   const nul = a.deadLetters.find((d) => d.record?.location === 'a\\u0000b');
@@ -136,6 +161,7 @@ test('generated hostile payloads (fast-check): every one accounted for, no stall
   assert.deepEqual(lost, [], `seed ${seed}: no hostile message lost (payloads in base64)`);
   assert.equal(a.goodStored, a.goodPublished, `seed ${seed}: every good message stored`);
   assert.equal(a.rows + a.deadLetters.length + a.fallback, 8_000, `seed ${seed}: each message is one row or one dead letter`);
+  assertContent(a, `seed ${seed}`);
   const ends: Record<string, number> = {};
   for (const e of a.ends) ends[e] = (ends[e] ?? 0) + 1;
   process.stdout.write(`# generated hostile payloads: ${JSON.stringify(ends)}\n`);

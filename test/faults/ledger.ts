@@ -9,24 +9,40 @@
 // bytes (`{"device":"7","seq":12,…`); a hostile payload may carry none (empty, truncated, a seq too
 // big for bigint), so the ledger also keeps the md5 of each payload a scenario supplied itself,
 // by device, and matches those dead letters by their bytes.
+//
+// With a RowOracle the ledger also keeps what each message should become, from the payload the
+// scenario supplied (every message's, then), so a scenario can compare the rows' contents too.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { query } from '../e2e/fixtures.js';
+import type { RowOracle } from '../harness/hostile.js';
 
 export const idOf = (device: number | string, seq: number | string): string => `${device}/${seq}`;
 
-/** A payload a scenario supplies instead of a plain sample, and what it is (the hostile family's name). */
+/**
+ * A payload a scenario supplies instead of the publisher's plain sample, and what it is (the
+ * hostile family's name; none for good traffic the scenario supplies so that its oracle sees it).
+ */
 export interface CustomPayload {
   payload: Buffer;
-  kind: string;
+  kind?: string;
 }
+
+/** The table whose rows are the stored messages, and its (device, seq) columns. */
+export interface StoredTable {
+  readonly name: string;
+  readonly device: string;
+  readonly seq: string;
+}
+
+export const TELEMETRY: StoredTable = { name: 'telemetry', device: 'device_id', seq: 'seq' };
 
 /** Where the messages ended, at the time of `Ledger.account()`. */
 export interface Accounting {
   /** Acknowledged by the broker. */
   published: number;
-  /** Distinct (device_id, seq) in telemetry. */
+  /** Distinct (device, seq) in the stored table (telemetry unless the scenario has its own). */
   stored: number;
   rows: number;
   /** Rows in weir_dead_letter, plus lines in the fallback files. */
@@ -69,6 +85,9 @@ export class Ledger {
   /** `${device}|${md5}` → ids with that payload, in publish order. */
   private readonly byPayload = new Map<string, string[]>();
 
+  /** `oracle`: told every payload the scenario supplies. */
+  constructor(readonly oracle?: RowOracle) {}
+
   /** For publishLoad's onAcked. */
   readonly onAcked = (device: number, seq: number): void => {
     const id = idOf(device, seq);
@@ -82,6 +101,8 @@ export class Ledger {
     return (device, seq) => {
       const c = custom(device, seq);
       if (!c) return undefined;
+      this.oracle?.publish(String(device), seq, c.payload, c.kind);
+      if (c.kind === undefined) return c.payload;
       const id = idOf(device, seq);
       this.kinds.set(id, c.kind);
       const key = `${device}|${md5(c.payload)}`;
@@ -93,13 +114,13 @@ export class Ledger {
   }
 
   /** Reads the database (and weir's fallback files) and accounts for every acknowledged message. */
-  async account(pgUrl: string, fallbackFiles: string[] = []): Promise<Accounting> {
+  async account(pgUrl: string, fallbackFiles: string[] = [], table: StoredTable = TELEMETRY): Promise<Accounting> {
     const storedIds = new Set<string>();
     let rows = 0;
     let strays = 0;
     const stored = await rowsOf<{ device_id: string; seq: string; n: number }>(
       pgUrl,
-      'SELECT device_id, seq::text AS seq, count(*)::int AS n FROM telemetry GROUP BY 1, 2',
+      `SELECT "${table.device}" AS device_id, "${table.seq}"::text AS seq, count(*)::int AS n FROM "${table.name}" GROUP BY 1, 2`,
     );
     for (const r of stored) {
       const id = idOf(r.device_id, r.seq);

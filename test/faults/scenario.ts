@@ -3,14 +3,16 @@
 // messages each with a unique (device, seq), and a fault injected at a point in that stream. Then
 // it waits until weir has acked everything (or goes quiet, or a timeout passes) and measures what
 // the broker acknowledged against what reached the table or the dead letters, with
-// `weir reconcile` and weir's peak memory beside it.
+// `weir reconcile` and weir's peak memory beside it. A scenario with a table of its own also has
+// every stored row compared, value for value, with the message it came from.
 import { join } from 'node:path';
 import { publishLoad } from '../harness/load/publisher.js';
 import { query, telemetryFiles, type Endpoints } from '../e2e/fixtures.js';
+import { RowOracle, type ColumnSource, type ContentReport } from '../harness/hostile.js';
 import { freshDatabase, startPostgres, type PostgresServer } from '../harness/postgres.js';
 import { runCli } from '../harness/weir.js';
 import { Fleet, type Member } from './fleet.js';
-import { Ledger, type Accounting, type CustomPayload } from './ledger.js';
+import { Ledger, TELEMETRY, type Accounting, type CustomPayload, type StoredTable } from './ledger.js';
 import { startRestartableBroker, type BrokerName, type RestartableBroker } from './services.js';
 
 /** The run's shared services; a scenario that takes one of them down starts its own instead. */
@@ -38,6 +40,19 @@ export interface ScenarioContext {
   note(text: string): void;
 }
 
+/**
+ * A rule and table of the scenario's own instead of the shipped rule and `telemetry`: the table is
+ * created before weir starts, and each stored row is compared with what its message carried.
+ */
+export interface ScenarioTable extends StoredTable {
+  /** CREATE TABLE …, run on the scenario's fresh database. */
+  readonly ddl: string;
+  /** The rule file's YAML; its action writes the table through the sink `tsdb`. */
+  readonly rule: string;
+  /** Every column the rule fills, and where from (the oracle's input, test/harness/hostile.ts). */
+  readonly columns: Readonly<Record<string, ColumnSource>>;
+}
+
 export interface Scenario {
   /** For `--only`. */
   readonly name: string;
@@ -54,7 +69,13 @@ export interface Scenario {
   streamSeconds(size: number): number;
   /** weir.yaml settings beyond the fixture's (e2e/fixtures.ts telemetryFiles). */
   readonly weir?: Pick<Endpoints, 'maxPayloadBytes' | 'extra'>;
-  /** A run's payload hook: the scenario's own payload for a message (hostile input), or undefined for a plain sample. */
+  /** Its own rule and table (default: the shipped rule into `telemetry`). */
+  readonly table?: ScenarioTable;
+  /**
+   * A run's payload hook: the scenario's own payload for a message (hostile input), or undefined for
+   * a plain sample. With `table`, it supplies every message's payload, so that each row can be
+   * compared with its message.
+   */
   payloads?(size: number): (device: number, seq: number) => CustomPayload | undefined;
   /** `weir reconcile --sequence` where it exists (default true; false where gaps are expected). */
   readonly sequence?: boolean;
@@ -86,6 +107,8 @@ export interface ScenarioResult extends Accounting {
   readonly facts: ReadonlyMap<string, number>;
   readonly notes: string[];
   readonly ledger: Ledger;
+  /** With `table`: every stored row against the message of its (device, seq). */
+  readonly content?: ContentReport;
 }
 
 export interface RunOptions {
@@ -117,16 +140,28 @@ async function reconcile(fleet: Fleet, member: Member, sequence: boolean): Promi
   return { code: r.code, sequence, output: `${r.stdout}${r.stderr}` };
 }
 
-/** Polls until every acknowledged message is stored or dead-lettered and weir holds none unacked. */
-async function settle(pgUrl: string, fleet: Fleet, published: () => number, timeoutMs: number, quietMs = 15_000): Promise<Settled> {
+/**
+ * Polls until every acknowledged message is stored or dead-lettered and weir holds none unacked;
+ * logs the counts every 30 s, so a slow weir (still moving) can be told from a stalled one.
+ */
+async function settle(
+  pgUrl: string,
+  table: StoredTable,
+  fleet: Fleet,
+  published: () => number,
+  timeoutMs: number,
+  log: (line: string) => void,
+  quietMs = 15_000,
+): Promise<Settled> {
   const deadline = Date.now() + timeoutMs;
+  let logged = Date.now();
   let last = '';
   let since = Date.now();
   let accountedOnce = false;
   for (;;) {
     const [c] = await query<{ s: string; d: string }>(
       pgUrl,
-      'SELECT (SELECT count(DISTINCT (device_id, seq)) FROM telemetry) AS s, (SELECT count(*) FROM weir_dead_letter) AS d',
+      `SELECT (SELECT count(DISTINCT ("${table.device}", "${table.seq}")) FROM "${table.name}") AS s, (SELECT count(*) FROM weir_dead_letter) AS d`,
     ).catch(() => []);
     const unacked = await fleet.sum('weir_ingest_unacked');
     const stored = Number(c?.s ?? 0);
@@ -137,6 +172,10 @@ async function settle(pgUrl: string, fleet: Fleet, published: () => number, time
       accountedOnce = true;
     } else accountedOnce = false;
     const state = `${stored}/${dead}/${unacked}`;
+    if (Date.now() - logged >= 30_000) {
+      logged = Date.now();
+      log(`waiting: ${stored} stored, ${dead} dead-lettered, ${unacked} unacked in weir, of ${published()}`);
+    }
     if (state !== last) {
       last = state;
       since = Date.now();
@@ -162,6 +201,7 @@ export async function runScenario(s: Scenario, services: Services, opts: RunOpti
     if (s.ownPostgres) postgres = await startPostgres();
     const mqttUrl = broker?.url ?? services.mqttUrl;
     const pgUrl = await freshDatabase(postgres?.url ?? services.pgUrl, 'weir_faults');
+    if (s.table) await query(pgUrl, s.table.ddl);
     const seed = opts.seed ?? Math.floor(Math.random() * 2 ** 31);
     const rng = seeded(seed);
     // Unique per run, so a rerun against a long-lived broker never meets an old session.
@@ -171,10 +211,12 @@ export async function runScenario(s: Scenario, services: Services, opts: RunOpti
     fleet = new Fleet(mqttUrl, connections);
     for (let i = 0; i < replicas; i++) {
       const id = replicas === 1 ? clientId : `${clientId}-${String.fromCharCode(97 + i)}`;
-      await fleet.start(id, telemetryFiles({ mqttUrl, pgUrl, clientId: id, shareGroup: clientId, connections, ...s.weir }));
+      const files = telemetryFiles({ mqttUrl, pgUrl, clientId: id, shareGroup: clientId, connections, ...s.weir });
+      await fleet.start(id, s.table ? { config: files.config, rules: { [`${s.table.name}.yaml`]: s.table.rule } } : files);
     }
 
-    const ledger = new Ledger();
+    const oracle = s.table && new RowOracle(s.table.name, s.table.columns, s.table);
+    const ledger = new Ledger(oracle);
     const seconds = s.streamSeconds(size);
     const rate = size / seconds;
     const clients = Math.min(10, Math.max(2, Math.ceil(rate / 400)));
@@ -216,8 +258,21 @@ export async function runScenario(s: Scenario, services: Services, opts: RunOpti
     if (fault.status === 'rejected') throw fault.reason;
     log(`${s.name}: stream done (${ledger.acked.size} acked by the broker) after ${((Date.now() - started) / 1000).toFixed(0)} s; waiting for weir`);
 
-    const settled = await settle(pgUrl, f, () => ledger.acked.size, opts.settleMs ?? 60_000 + size / 2);
-    const accounting = await ledger.account(pgUrl, f.fallbackFiles());
+    const table = s.table ?? TELEMETRY;
+    const settled = await settle(
+      pgUrl,
+      table,
+      f,
+      () => ledger.acked.size,
+      opts.settleMs ?? 60_000 + size / 2,
+      (line) => log(`${s.name}: ${line}`),
+    );
+    const accounting = await ledger.account(pgUrl, f.fallbackFiles(), table);
+    const content = oracle?.check(await query(pgUrl, oracle.selectSql()));
+    if (content)
+      notes.push(
+        `content: ${content.rows} rows compared with their messages, ${content.compared} values (${content.unpredicted} not predicted), ${content.wrongRows} rows wrong${content.mismatches.length ? `, e.g. ${content.mismatches.slice(0, 3).join(' / ')}` : ''}`,
+      );
     // Received (by the running processes, since their last start) tells a broker that stopped
     // delivering from a weir that received and did not store.
     if (accounting.lost) notes.push(`weir received ${await f.sum('weir_ingest_received_total')} messages since its last start`);
@@ -248,6 +303,7 @@ export async function runScenario(s: Scenario, services: Services, opts: RunOpti
       facts,
       notes,
       ledger,
+      content,
     };
   } finally {
     await fleet?.dispose();

@@ -4,11 +4,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { query } from '../e2e/fixtures.js';
-import { HOSTILE, oversizePayload, type HostileEnd } from '../harness/hostile.js';
+import { telemetrySample } from '../../src/embedded/devices.js';
+import { HOSTILE, oversizePayload, TELEMETRY_COLUMNS, type HostileEnd } from '../harness/hostile.js';
 import { takeDown } from '../harness/outage.js';
 import { waitFor } from '../harness/process.js';
 import { MISSING } from './report.js';
-import type { Scenario, ScenarioContext, ScenarioResult } from './scenario.js';
+import type { Scenario, ScenarioContext, ScenarioResult, ScenarioTable } from './scenario.js';
 import { crashPostgres, type BrokerName } from './services.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -88,6 +89,14 @@ interface Kind {
 const KINDS: Kind[] = [
   ...HOSTILE,
   {
+    // Good, with fields named as event fields: the row holds the payload's id and topic, and its
+    // `timestamp` (a field the rule does not select) changes nothing.
+    name: 'a sample with its own id, topic and timestamp fields',
+    end: 'stored',
+    payload: (d, s, t) =>
+      Buffer.from(JSON.stringify({ device: d, seq: s, ts: t, temp: 19.25, hum: 55, location: 'hall-9', id: `m-${d}-${s}`, topic: `site/${d}`, timestamp: 1 })),
+  },
+  {
     name: 'a payload over max_payload_bytes',
     end: 'dead_lettered',
     reason: 'payload_too_large',
@@ -114,21 +123,64 @@ function hostileMismatches(r: ScenarioResult): string[] {
   return [...bad].map(([line, n]) => `${n} × ${line}`);
 }
 
+const { ts, ...shipped } = TELEMETRY_COLUMNS;
+/**
+ * The hostile scenario's rule: the shipped rule's fields, with columns named as the event's fields
+ * (`id`, `topic`, `timestamp`) and as the event counter that was once stored (`seq`, issue 28). A
+ * selected field the payload lacks is NULL; a root array or scalar has no fields, so its row is
+ * refused (seq and timestamp are NOT NULL) and dead-lettered.
+ */
+const HOSTILE_TABLE: ScenarioTable = {
+  name: 'hostile_rows',
+  device: 'device_id',
+  seq: 'seq',
+  ddl: `CREATE TABLE hostile_rows (
+    device_id text NOT NULL, seq bigint NOT NULL, "timestamp" timestamptz NOT NULL, id text, topic text,
+    temp double precision, humidity double precision, location text, PRIMARY KEY (device_id, seq))`,
+  rule: `id: hostile_rows
+sql: |
+  SELECT clientid AS device_id, payload.seq AS seq, payload.ts AS timestamp, payload.id AS id, payload.topic AS topic,
+         payload.temp AS temp, payload.hum AS humidity, payload.location AS location
+  FROM "device/+/telemetry"
+actions:
+  - sink: tsdb
+    table: hostile_rows
+    columns:
+      device_id: \${device_id}
+      seq: \${seq}
+      timestamp: \${timestamp}
+      id: \${id}
+      topic: \${topic}
+      temp: \${temp}
+      humidity: \${humidity}
+      location: \${location}
+    on_conflict: (device_id, seq) DO NOTHING
+`,
+  columns: {
+    ...shipped,
+    timestamp: ts,
+    id: { from: 'payload.id', type: 'text' },
+    topic: { from: 'payload.topic', type: 'text' },
+  },
+};
+
 const hostile: Scenario = {
   name: 'hostile-payloads',
-  title: 'hostile payloads (every family in test/harness/hostile.ts, and oversized) mixed into good traffic',
+  title: 'hostile payloads (every family in test/harness/hostile.ts, and oversized) mixed into good traffic, every row checked against its message',
   ciSize: 5_000,
   streamSeconds: (n) => Math.max(15, n / 3000),
   weir: { maxPayloadBytes: PAYLOAD_LIMIT },
+  table: HOSTILE_TABLE,
   // A dead-lettered message is a gap in the table by design; the ledger check applies.
   sequence: false,
   payloads(size) {
     // Good only for the first and last 30 % of the stream; every tenth message hostile between.
+    // The good ones are the publisher's plain samples, supplied here so that the oracle sees them.
     let n = 0;
     let h = 0;
     return (device, seq) => {
       const i = n++;
-      if (i < 0.3 * size || i >= 0.7 * size || i % 10 !== 5) return undefined;
+      if (i < 0.3 * size || i >= 0.7 * size || i % 10 !== 5) return { payload: telemetrySample(String(device), seq, 200) };
       const k = KINDS[h++ % KINDS.length]!;
       return { kind: k.name, payload: k.payload(String(device), seq, Date.now()) };
     };
@@ -146,6 +198,12 @@ const hostile: Scenario = {
     assert.ok(after.length > 0.2 * r.size, `good messages after the last hostile one (${after.length})`);
     assert.equal(after.filter((id) => !r.storedIds.has(id)).length, 0, 'every good message published after the hostile ones is stored: 0 stalls');
     nothingLost(r);
+    // Content: every row is its message's, value for value (no fabricated seq, no event field
+    // standing in for a selected one); every value of a good row predicted and compared.
+    const c = r.content!;
+    assert.equal(c.rows, r.rows, 'every row was compared');
+    assert.deepEqual(c.mismatches, [], `every stored row holds what its message carried (${c.wrongRows} rows differ)`);
+    assert.ok(c.compared >= good.length * Object.keys(HOSTILE_TABLE.columns).length, `every value of every good row compared (${c.compared})`);
   },
 };
 

@@ -2,7 +2,7 @@
 // template, and reads its /metrics and /readyz.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
 
@@ -23,11 +23,11 @@ export function shippedNodeFlags(): string[] {
   return m[1]!.split(' ').filter(Boolean);
 }
 
-/** Runs the CLI to completion; resolves with its exit code and output. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the CLI to completion (in `cwd`, default the repository); resolves with its exit code and output. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const p: ChildProcess = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -74,7 +74,10 @@ export function sumMetric(metrics: ReadonlyMap<string, number>, name: string, ma
 export function writeWeirFiles(files: WeirFiles, port: number, dir = tempDir('weir')): string {
   mkdirSync(join(dir, 'rules'), { recursive: true });
   writeFileSync(join(dir, 'weir.yaml'), files.config.replaceAll('{{HTTP_PORT}}', String(port)));
-  for (const [name, text] of Object.entries(files.rules)) writeFileSync(join(dir, 'rules', name), text);
+  for (const [name, text] of Object.entries(files.rules)) {
+    mkdirSync(dirname(join(dir, 'rules', name)), { recursive: true });
+    writeFileSync(join(dir, 'rules', name), text);
+  }
   return dir;
 }
 
@@ -86,6 +89,8 @@ export async function startWeir(
     args?: string[];
     nodeArgs?: string[];
     compiled?: boolean;
+    /** A bin/weir.js to run instead of the repository's: a copy of the image's /app (test/dockerfile.test.ts). */
+    entry?: string;
     /** Whether weir serves /healthz on this port; default: a plain HTTP GET (http.tls needs its own). */
     healthz?: (port: number) => Promise<boolean>;
   } = {},
@@ -93,7 +98,7 @@ export async function startWeir(
   const httpPort = await freePort();
   const dir = writeWeirFiles(files, httpPort, opts.dir);
   // compiled: run bin/weir.js on dist/ as production does (benchmarks; `npm run build` first).
-  const entry = opts.compiled ? [join(ROOT, 'bin/weir.js')] : ['--import', TSX, ENTRY];
+  const entry = opts.entry ? [opts.entry] : opts.compiled ? [join(ROOT, 'bin/weir.js')] : ['--import', TSX, ENTRY];
   const svc = startService(
     process.execPath,
     [...(opts.nodeArgs ?? []), ...entry, 'run', '-c', join(dir, 'weir.yaml'), ...(opts.args ?? [])],

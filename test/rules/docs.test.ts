@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadRuleFile, type RuleConfig } from '../../src/config/load.js';
+import type { BatchConfig, RetryConfig } from '../../src/config/common-spec.js';
+import { loadRuleFile, type RuleConfig, type SinkConfig } from '../../src/config/load.js';
+import { postgresSink } from '../../src/sinks/postgres/index.js';
 import type { ConfigError } from '../../src/errors.js';
 import { compileSql, createMessageContext } from '../../src/rules/index.js';
 import { functionReference } from '../../src/rules/functions/reference.js';
@@ -19,6 +21,9 @@ test('docs/rule-functions.md is generated from the registry', () => {
   assert.equal(current, functionReference(), 'docs/rule-functions.md is stale: regenerate it (see the command at its top)');
 });
 
+const BATCH: BatchConfig = { max_items: 1000, max_bytes: 4 << 20, max_delay_ms: 20 };
+const RETRY: RetryConfig = { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 };
+
 /** The first yaml block under a heading of docs/rules.md, loaded as a rule file without errors. */
 function loadDocExample(heading: string): RuleConfig | undefined {
   const doc = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8');
@@ -27,7 +32,9 @@ function loadDocExample(heading: string): RuleConfig | undefined {
   const file = join(tempDir('rules-doc'), 'example.yaml');
   writeFileSync(file, example);
   const errors: ConfigError[] = [];
-  const rule = loadRuleFile(file, new Map(), errors);
+  // The examples write to a PostgreSQL sink named db, as weir.yaml's would be.
+  const db: SinkConfig = { name: 'db', type: postgresSink, batch: BATCH, retry: RETRY, max_in_flight: 1, settings: { url: 'postgres://weir@127.0.0.1/weir' } };
+  const rule = loadRuleFile(file, new Map([['db', db]]), errors);
   assert.deepEqual(
     errors.map((e) => e.message),
     [],

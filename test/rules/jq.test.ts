@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { compileSql, createMessageContext, RuleEvalError } from '../../src/rules/index.js';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testCommand } from '../../src/cli/test.js';
 import { evalLine } from '../../src/rules/eval-lines.js';
@@ -76,8 +76,9 @@ test('jq works through weir eval', async () => {
 
 test('a rule file calling jq() loads and passes its own tests through weir test', async () => {
   const dir = tempDir('jq-rule');
+  mkdirSync(join(dir, 'rules'));
   writeFileSync(
-    join(dir, 'jq.yaml'),
+    join(dir, 'rules', 'jq.yaml'),
     [
       'id: jq_rule',
       'sql: |',
@@ -90,5 +91,7 @@ test('a rule file calling jq() loads and passes its own tests through weir test'
       '',
     ].join('\n'),
   );
-  assert.equal(await testCommand.run([dir]), 0);
+  // Its own weir.yaml: the events are made with its broker settings (none derive a clientid here).
+  writeFileSync(join(dir, 'weir.yaml'), 'broker: { url: mqtt://127.0.0.1:1 }\n');
+  assert.equal(await testCommand.run(['-c', join(dir, 'weir.yaml'), join(dir, 'rules')]), 0);
 });
