@@ -38,7 +38,7 @@ export const runCommand: Command = {
     if ('exit' in p) return p.exit;
     const cfg = loadOrReport(p.values.config);
     if (!cfg) return 1;
-    const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel);
+    const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel, 1, cfg.logFormat);
     if (cfg.migrateOnStart) {
       try {
         await migrateSinks(migratableSinks(cfg), {}, (s, r) =>
