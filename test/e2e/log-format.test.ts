@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import { prettyLine } from '../../src/log-pretty.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
+import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
 import { endSessions, telemetryFiles } from './fixtures.js';
 
@@ -23,6 +24,9 @@ async function runWith(format: 'json' | 'pretty', clientId: string): Promise<str
   ended.push([mqttUrl, clientId]);
   const w = await startWeir(telemetryFiles({ mqttUrl, pgUrl, clientId, extra: `log_format: ${format}` }));
   running.push(w);
+  // /healthz answers from before the migrations (migrate_on_start); the lines tested come once
+  // weir has started, so stop only then.
+  await waitFor(() => w.log().includes('weir started'), 60_000, 'weir to start');
   assert.equal(await w.stop(), 0);
   running.splice(running.indexOf(w), 1);
   return w.log().split('\n').filter(Boolean);
