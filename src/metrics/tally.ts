@@ -71,3 +71,31 @@ export function tallyGauge(registry: Registry, name: string, help: string, label
   });
   return family(labelNames, tallies);
 }
+
+/** A gauge read from its source when Prometheus scrapes (a size or an age the code already knows). */
+export interface SampledGaugeFamily {
+  /** Reads `read()` for these label values (in labelNames order) at every scrape, from now on. */
+  sample(values: string[], read: () => number): void;
+}
+
+/**
+ * A gauge with nothing to update on the hot path: each label set's value is read from its source
+ * in the scrape's synchronous pass, like the tallies, so it belongs to the same snapshot.
+ */
+export function sampledGauge(registry: Registry, name: string, help: string, labelNames: string[]): SampledGaugeFamily {
+  const sources = new Map<string, { labels: Record<string, string>; read: () => number }>();
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const s of sources.values()) this.set(s.labels, s.read());
+    },
+  });
+  return {
+    sample(values, read) {
+      sources.set(values.join('\u0000'), { labels: Object.fromEntries(labelNames.map((n, i) => [n, values[i] ?? ''])), read });
+    },
+  };
+}
