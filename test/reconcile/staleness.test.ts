@@ -8,7 +8,7 @@ import pg from 'pg';
 import { checkSequence, parseSequenceSpec, planSequence, type SequenceResult, type TimeRange } from '../../src/reconcile/sequence.js';
 import { migrate } from '../../src/sinks/postgres/migrate.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
-import { ROOT } from '../harness/weir.js';
+import { ROOT, runCli } from '../harness/weir.js';
 
 let client: pg.Client;
 const T0 = '2024-12-04T00:00:00Z';
@@ -128,4 +128,18 @@ test("now is the database's now() without --until; a timestamp without time zone
     local.staleness?.stalest.map((k) => [k.key, k.silenceS, k.missing]),
     [['dev-2', 51, 50]],
   );
+});
+
+test('--stale-after: a number of intervals above 0, and only with --sequence (exit 2, one line)', async () => {
+  for (const [args, message] of [
+    [['--sequence', 'telemetry:device_id:seq', '--stale-after', 'ten'], /^error: --stale-after ten: expected a number of intervals above 0\n/],
+    [['--sequence', 'telemetry:device_id:seq', '--stale-after', '0'], /^error: --stale-after 0: expected a number of intervals above 0\n/],
+    [['--stale-after', '10'], /^error: --stale-after applies to --sequence, and none was given\n/],
+  ] as const) {
+    const r = await runCli(['reconcile', ...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, message);
+  }
+  const help = await runCli(['reconcile', '--help']);
+  assert.match(help.stdout, /--stale-after N {5}a key silent for more than N of its usual intervals is stale/);
 });
