@@ -141,9 +141,15 @@ export function parseSequenceSpec(text: string): SequenceSpec {
 
 /**
  * Checks the spec against the table's columns and the range's times; builds the statement.
- * staleAfter: how many of its intervals a key may be silent (DEFAULT_STALE_AFTER when omitted).
+ * staleAfter: how many of its intervals a key may be silent (DEFAULT_STALE_AFTER when omitted);
+ * null leaves staleness out (the statement as it was before, which the benchmark times beside it).
  */
-export async function planSequence(client: pg.Client, spec: SequenceSpec, range: TimeRange = {}, staleAfter = DEFAULT_STALE_AFTER): Promise<SequencePlan> {
+export async function planSequence(
+  client: pg.Client,
+  spec: SequenceSpec,
+  range: TimeRange = {},
+  staleAfter: number | null = DEFAULT_STALE_AFTER,
+): Promise<SequencePlan> {
   const columns = await tableColumns(client, spec.table);
   const column = (name: string, role: string) => {
     const c = columns.get(name);
@@ -176,7 +182,7 @@ export async function planSequence(client: pg.Client, spec: SequenceSpec, range:
   if (untilParam) where.push(`${quoteIdent(time!)} < CAST(${untilParam} AS ${timeType!.type})`);
   // Silence is measured on timestamps only (a date column's difference is days, a number's unknown).
   let stale: StaleSql | null = null;
-  if (timeType?.type.startsWith('timestamp')) {
+  if (staleAfter !== null && timeType?.type.startsWith('timestamp')) {
     stale = { now: `CAST(${untilParam ?? 'now()'} AS ${timeType.type})`, after: `$${params.push(String(staleAfter))}::float8` };
   }
   const sql = sequenceSql({ table: spec.table, key: spec.key, seq: spec.seq, time }, where, stale);
