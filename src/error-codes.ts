@@ -87,6 +87,11 @@ export const CONFIG_CODES = {
     action: 'select the name in the SQL (`AS name`), fix its spelling, or use an event field',
   },
   'config.topic_filter': { class: 'fatal', meaning: 'an invalid MQTT topic filter', action: '`+` and `#` stand alone between slashes, `#` only last' },
+  'config.http_port_in_use': {
+    class: 'fatal',
+    meaning: 'another process already listens on `http.port` (where /metrics, /healthz and /readyz are served)',
+    action: 'stop that process, or choose another port: `http.port` in weir.yaml, `--http-port` for `weir demo`',
+  },
   'demo.unsupported_sink': {
     class: 'fatal',
     meaning: '`weir demo` embeds only a PostgreSQL-compatible database',
@@ -185,20 +190,25 @@ export const RULE_EVAL_CODES = {
   'rule.type_error': { class: 'reject', meaning: 'a function got an argument of the wrong type', action: SEE_LETTER },
   'rule.bad_argument': { class: 'reject', meaning: 'a function got an argument it cannot use', action: SEE_LETTER },
   'rule.bad_index': { class: 'reject', meaning: 'a position out of range', action: SEE_LETTER },
-  'rule.bad_regex': { class: 'reject', meaning: 'an invalid regular expression', action: SEE_LETTER },
+  'rule.bad_regex': {
+    class: 'reject',
+    meaning:
+      'an invalid regular expression, or one that needs backtracking (backreferences, lookaround), which the linear-time engine refuses; reported when the rule is compiled if the pattern is a literal',
+    action: 'rewrite the pattern without those features (docs/rules.md, "Regular expressions"); a message that met it is dead-lettered `rule_exception`',
+  },
   'rule.arith_error': { class: 'reject', meaning: 'arithmetic overflow or division by zero', action: SEE_LETTER },
   'rule.payload_not_json': { class: 'reject', meaning: '`payload.x` on a payload that is not JSON', action: SEE_LETTER },
-  'rule.limit': { class: 'reject', meaning: 'an evaluation limit was reached (outputs, time, depth)', action: SEE_LETTER },
+  'rule.limit': {
+    class: 'reject',
+    meaning:
+      "an evaluation limit was reached: outputs, depth, sizes, a regular expression's work, or the evaluation budget (1 s, also JSONata's timeout and jq's, whose worker is then replaced)",
+    action: SEE_LETTER,
+  },
   'rule.jsonata_failed': { class: 'reject', meaning: 'a JSONata expression failed on this message', action: SEE_LETTER },
   'rule.jq_failed': {
     class: 'reject',
     meaning: 'a jq filter failed on this message (a jq error, a syntax error, input that is not JSON, or jq-web missing)',
     action: SEE_LETTER,
-  },
-  'rule.jq_timeout': {
-    class: 'reject',
-    meaning: "a jq filter ran past its timeout (10 s, or jq()'s third argument); its worker is replaced",
-    action: 'bound the filter, or give jq() a timeout that fits; while it runs the process waits',
   },
   'rule.jsonata_result': { class: 'reject', meaning: 'a JSONata rule gave something other than an object or array of objects', action: SEE_LETTER },
 } as const satisfies Record<string, ErrorInfo>;

@@ -36,10 +36,11 @@ start:
   A config or rule problem found at start stops \`weir run\` (exit 1) before anything connects.
   Most of these can be found before any message waits on them: \`weir check --connect\` asks every
   sink for what the rules need (PostgreSQL: each action's table, each mapped column and whether its
-  type takes the values of the rule's own tests, the insert privilege, the dead-letter and ledger
+  type takes the values of the rule's own tests, the insert privilege, the unique key or constraint
+  an \`on_conflict\` names (without it every insert fails with 42P10), the dead-letter and ledger
   tables; Kafka: each topic) and prints one line per problem at its rule file and line, with a
-  \`CREATE TABLE\` for a missing table; \`weir run\` logs the same lines at start, at error level
-  (\`sink lacks what a rule needs: …\`, the fix in \`fix\`).
+  \`CREATE TABLE\` (with the key \`on_conflict\` needs) for a missing table; \`weir run\` logs the
+  same lines at start, at error level (\`sink lacks what a rule needs: …\`, the fix in \`fix\`).
 `;
 
 const TAIL = `

@@ -12,8 +12,9 @@ Exits 0 when everything is valid, 1 with each error as file:line:col otherwise.
 
 With --connect it then connects to every sink and checks what the rules need: for PostgreSQL each
 action's table, each mapped column and that it takes the values of the rule's own tests, the
-privilege to insert, the dead-letter and ledger tables; for Kafka each topic. Each problem is one
-line naming the rule file and line; a missing table comes with a CREATE TABLE to start from.
+privilege to insert, the unique key or constraint an on_conflict names, the dead-letter and ledger
+tables; for Kafka each topic. Each problem is one line naming the rule file and line; a missing
+table comes with a CREATE TABLE to start from (with the key its on_conflict needs).
 Exits 1 when a sink lacks something, 3 when a sink cannot be reached.
 
 ${CONFIG_HELP}  -r, --rules DIR     rule directory (default: rules_dir of weir.yaml)

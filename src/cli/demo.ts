@@ -13,12 +13,15 @@ import type { EmbeddedDatabase } from '../embedded/database.js';
 import { demoConfig } from '../embedded/demo-config.js';
 import type { Devices } from '../embedded/devices.js';
 import { ConfigErrors } from '../config/load.js';
-import { WeirError, errorText, type ConfigError } from '../errors.js';
+import { errorText, WeirError, type ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
-import { parse } from './args.js';
+import { numberOption, parse } from './args.js';
 import type { Command } from './commands.js';
+
+/** Where the demo serves /metrics unless --http-port says otherwise: the shipped weir.yaml's port. */
+const DEFAULT_HTTP_PORT = 9464;
 
 const HELP = `usage: weir demo [--config FILE] [--devices N] [--interval-ms N] [--http-port N]
 
@@ -33,7 +36,7 @@ the running rules stay.
   --devices N         simulated devices (default 100)
   --interval-ms N     each device publishes one sample this often (default 1000)
   --size N            payload bytes (default 200, the seeds' sample)
-  --http-port N       port of /metrics, /healthz, /readyz (default 9464; 0 picks a free one)
+  --http-port N       port of /metrics, /healthz, /readyz (default ${DEFAULT_HTTP_PORT}; 0 picks a free one)
 `;
 
 export const demoCommand: Command = {
@@ -43,23 +46,18 @@ export const demoCommand: Command = {
       args,
       {
         config: { type: 'string', short: 'c' },
-        devices: { type: 'string' },
-        'interval-ms': { type: 'string' },
-        size: { type: 'string' },
-        'http-port': { type: 'string' },
+        devices: numberOption({ unit: 'devices', min: 0 }),
+        'interval-ms': numberOption({ unit: 'milliseconds', min: 10 }),
+        size: numberOption({ unit: 'bytes', min: 0 }),
+        'http-port': numberOption({ unit: 'port', noun: 'a port number', min: 0, max: 65_535 }),
       },
       HELP,
     );
     if ('exit' in p) return p.exit;
-    const num = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));
-    const devicesN = num(p.values.devices, 100);
-    const intervalMs = num(p.values['interval-ms'], 1000);
-    const size = num(p.values.size, 200);
-    const httpPort = num(p.values['http-port'], 9464);
-    if (![devicesN, intervalMs, size, httpPort].every((n) => Number.isInteger(n) && n >= 0) || intervalMs < 10) {
-      process.stderr.write(`error: --devices, --size and --http-port take whole numbers, --interval-ms at least 10\n\n${HELP}`);
-      return 2;
-    }
+    const devicesN = p.values.devices ?? 100;
+    const intervalMs = p.values['interval-ms'] ?? 1000;
+    const size = p.values.size ?? 200;
+    const httpPort = p.values['http-port'] ?? DEFAULT_HTTP_PORT;
     const log = createLogger(process.env.WEIR_LOG_LEVEL ?? 'warn');
     const demo = new Demo(log);
     const stopped = new Promise<string>((resolve) => {
@@ -70,6 +68,10 @@ export const demoCommand: Command = {
       await demo.start(p.values.config ?? join(PACKAGE_ROOT, 'weir.yaml'), { devices: devicesN, intervalMs, size, httpPort });
     } catch (err) {
       if (err instanceof ConfigErrors) for (const e of err.errors) process.stderr.write(`error: ${e.message}\n`);
+      else if (err instanceof WeirError && err.code === 'config.http_port_in_use')
+        process.stderr.write(
+          `error: port ${httpPort} (the demo's /metrics, /healthz, /readyz) is in use by another process: choose another with --http-port N (0 picks a free one)\n`,
+        );
       else process.stderr.write(`error: ${errorText(err)}\n`);
       await demo.stop();
       return 1;

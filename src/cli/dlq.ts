@@ -7,10 +7,10 @@ import { openLetterStore } from '../dead-letters/open-store.js';
 import { replay } from '../dead-letters/replay.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
-import { CONFIG_HELP, CONFIG_OPTION, parse, usageError, type Parsed } from './args.js';
+import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError, type Parsed } from './args.js';
 import type { Command } from './commands.js';
 import { letterJson, letterTable, letterText, replaySummaryText, summaryJson } from './dlq-output.js';
-import { loadOrReport } from './load-or-report.js';
+import { loadOrReport, loadSettingsOrReport } from './load-or-report.js';
 
 const HELP = `usage: weir dlq <list|show|replay|purge> [options]
 
@@ -112,12 +112,11 @@ export const dlqCommand: Command = {
 };
 
 async function list(args: string[]): Promise<number> {
-  const p = parse(args, { ...FILTER_OPTIONS, limit: { type: 'string' }, json: { type: 'boolean' } }, LIST_HELP);
+  const p = parse(args, { ...FILTER_OPTIONS, limit: numberOption({ unit: 'letters', min: 1, max: 999_999_999 }), json: { type: 'boolean' } }, LIST_HELP);
   if ('exit' in p) return p.exit;
   const filter = filterOf(p.values);
   if (typeof filter === 'string') return usageError(filter, LIST_HELP);
-  const limit = p.values.limit === undefined ? DEFAULT_LIMIT : positiveInteger(p.values.limit);
-  if (limit === undefined) return usageError(`--limit must be a positive integer, not '${p.values.limit}'`, LIST_HELP);
+  const limit = p.values.limit ?? DEFAULT_LIMIT;
   return withStore(p.values, async (store) => {
     const letters = await store.list(filter, limit + 1);
     const more = letters.length > limit;
@@ -152,32 +151,36 @@ async function show(args: string[]): Promise<number> {
 }
 
 async function replayLetters(args: string[]): Promise<number> {
-  const p = parse(args, { ...FILTER_OPTIONS, rate: { type: 'string' }, 'dry-run': { type: 'boolean' } }, REPLAY_HELP);
+  const rateOption = numberOption({ unit: 'letters per second', min: 0, aboveMin: true, fraction: true, suffix: '/s' });
+  const p = parse(args, { ...FILTER_OPTIONS, rate: rateOption, 'dry-run': { type: 'boolean' } }, REPLAY_HELP);
   if ('exit' in p) return p.exit;
   const filter = filterOf(p.values);
   if (typeof filter === 'string') return usageError(filter, REPLAY_HELP);
   if (filter.state === 'replayed') return usageError('a replayed letter is never replayed again: --state replayed selects nothing', REPLAY_HELP);
-  const rate = p.values.rate === undefined ? DEFAULT_RATE : parseRate(p.values.rate);
-  if (rate === undefined) return usageError(`--rate must be a positive number of letters per second (200 or 200/s), not '${p.values.rate}'`, REPLAY_HELP);
-  return withStore(p.values, async (store, cfg) => {
-    const pending = { ...filter, state: 'pending' } as const;
-    if (p.values['dry-run']) return preview(store, pending, 'would replay');
-    const release = await store.lockForReplay();
-    const stop = new AbortController();
-    const interrupt = () => stop.abort();
-    process.once('SIGINT', interrupt);
-    process.once('SIGTERM', interrupt);
-    try {
-      const log = createLogger(process.env.WEIR_LOG_LEVEL ?? 'warn', 2);
-      const summary = await replay(cfg, store, { filter, rate, signal: stop.signal, log });
-      process.stdout.write(summary.selected === 0 ? `nothing to replay: no pending letter matches in ${store.where}\n` : replaySummaryText(summary));
-      return summary.stored === summary.selected ? 0 : 1;
-    } finally {
-      process.off('SIGINT', interrupt);
-      process.off('SIGTERM', interrupt);
-      await release();
-    }
-  });
+  const rate = p.values.rate ?? DEFAULT_RATE;
+  return withStore(
+    p.values,
+    async (store, cfg) => {
+      const pending = { ...filter, state: 'pending' } as const;
+      if (p.values['dry-run']) return preview(store, pending, 'would replay');
+      const release = await store.lockForReplay();
+      const stop = new AbortController();
+      const interrupt = () => stop.abort();
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
+      try {
+        const log = createLogger(process.env.WEIR_LOG_LEVEL ?? 'warn', 2);
+        const summary = await replay(cfg, store, { filter, rate, signal: stop.signal, log });
+        process.stdout.write(summary.selected === 0 ? `nothing to replay: no pending letter matches in ${store.where}\n` : replaySummaryText(summary));
+        return summary.stored === summary.selected ? 0 : 1;
+      } finally {
+        process.off('SIGINT', interrupt);
+        process.off('SIGTERM', interrupt);
+        await release();
+      }
+    },
+    'needed',
+  );
 }
 
 async function purge(args: string[]): Promise<number> {
@@ -203,9 +206,18 @@ async function preview(store: LetterStore, filter: LetterFilter, verb: string): 
   return 0;
 }
 
-/** Loads weir.yaml, opens the store, runs `fn`, and turns any error into one line and exit 1. */
-async function withStore(values: { config?: string; fallback?: boolean }, fn: (store: LetterStore, cfg: WeirConfig) => Promise<number>): Promise<number> {
-  const cfg = loadOrReport(values.config);
+/**
+ * Loads weir.yaml, opens the store, runs `fn`, and turns any error into one line and exit 1.
+ * Reading and deleting letters needs only weir.yaml's sinks and dead-letter settings: invalid rule
+ * files are warned about, not fatal (a broken rule is when the letters are wanted). Replaying
+ * sends letters through the rules, so it needs every rule valid, as `weir run` does.
+ */
+async function withStore(
+  values: { config?: string; fallback?: boolean },
+  fn: (store: LetterStore, cfg: WeirConfig) => Promise<number>,
+  rules: 'needed' | 'not needed' = 'not needed',
+): Promise<number> {
+  const cfg = rules === 'needed' ? loadOrReport(values.config) : loadSettingsOrReport(values.config);
   if (!cfg) return 1;
   let store: LetterStore | undefined;
   try {
@@ -247,14 +259,4 @@ export function parseTime(text: string, now: number): number | null {
   if (!ISO.test(text.trim())) return null;
   const t = Date.parse(text.trim());
   return Number.isFinite(t) ? t : null;
-}
-
-function parseRate(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)(?:\/s)?$/.exec(text.trim());
-  const n = m ? Number(m[1]) : NaN;
-  return n > 0 ? n : undefined;
-}
-
-function positiveInteger(text: string): number | undefined {
-  return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : undefined;
 }

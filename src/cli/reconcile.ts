@@ -1,6 +1,7 @@
 // weir reconcile: prove the counts. Exit 0 when every sink's own count matches what weir stored
 // and, with --sequence, when no device's sequence numbers have gaps; 1 for a real difference only,
-// so that a script can tell it from 3, a count that could not be read.
+// so that a script can tell it from 3, a count that could not be read (a database down is an
+// outage to report, never a difference of NaN).
 import { fetchMetrics, type InstanceMetrics, METRICS_TIMEOUT_MS } from '../reconcile/metrics.js';
 import { reconcile, type ReconcileReport } from '../reconcile/reconcile.js';
 import { brokerCounts, type BrokerCounts } from '../reconcile/broker-counts.js';
@@ -8,7 +9,7 @@ import { DEFAULT_STALE_AFTER, parseSequenceSpec, type SequenceResult, type Seque
 import { prepareSequence, type SequenceTargets } from '../reconcile/sequence-target.js';
 import { errorText, WeirError } from '../errors.js';
 import { redactUrl } from '../log.js';
-import { CONFIG_HELP, CONFIG_OPTION, parse, usageError } from './args.js';
+import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError } from './args.js';
 import { columns } from './columns.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
@@ -33,8 +34,9 @@ With --metrics, what each replica holds per connection (received, not yet settle
 its oldest unacked message has waited; a replica that does not answer within
 ${METRICS_TIMEOUT_MS / 1000} s (stopped, or its event loop stuck) could not be read: exit 3.
 Exits 0 when every difference is 0 and no sequence number is missing, 1 when one is not (the
-differing lines and the gaps are listed), 2 on bad usage, 3 when nothing could be compared: a
---metrics URL, the database or the broker could not be read (named), or weir.yaml is invalid.
+differing lines and the gaps are listed), 2 on bad usage, 3 when something could not be
+compared: a --metrics URL, a sink's database or the broker could not be read (named; the sink's
+line says "could not read"), or weir.yaml is invalid. A difference found elsewhere still exits 1.
 
 ${CONFIG_HELP}  -m, --metrics URL   a running instance's /metrics (repeat for each replica); with
                       http.basic_auth, http://USER:PASSWORD@host:port/metrics
@@ -59,7 +61,7 @@ const OPTIONS = {
   ...CONFIG_OPTION,
   metrics: { type: 'string', short: 'm', multiple: true },
   sequence: { type: 'string', multiple: true },
-  'stale-after': { type: 'string' },
+  'stale-after': numberOption({ unit: 'intervals', min: 0, aboveMin: true, fraction: true }),
   since: { type: 'string' },
   until: { type: 'string' },
   sink: { type: 'string' },
@@ -75,9 +77,7 @@ export const reconcileCommand: Command = {
     const v = p.values;
     const specs = sequenceSpecs(v.sequence as unknown as string[] | undefined, v);
     if (typeof specs === 'string') return usageError(specs, HELP);
-    const staleAfter = v['stale-after'] === undefined ? undefined : Number(v['stale-after']);
-    if (staleAfter !== undefined && !(Number.isFinite(staleAfter) && staleAfter > 0))
-      return usageError(`--stale-after ${v['stale-after']}: expected a number of intervals above 0`, HELP);
+    const staleAfter = v['stale-after'];
     const cfg = loadOrReport(v.config);
     if (!cfg) return UNREAD;
     const urls = (v.metrics as unknown as string[] | undefined) ?? [];
@@ -143,24 +143,26 @@ export const reconcileCommand: Command = {
       process.stdout.write(
         table(report) + (metrics ? heldTable(metrics) : '') + (targets ? sequenceTables(sequence) : '') + (broker ? brokerTable(broker) : ''),
       );
-    if (!report.ok) {
-      for (const l of report.lines.filter((x) => x.difference !== undefined && x.difference !== 0)) {
-        process.stderr.write(
-          `DIFFERENCE rule ${l.rule} → ${l.sink} (${l.target}): sink has ${l.sinkCount ?? '?'}, weir stored ${l.weirCount ?? '?'}, difference ${l.difference}${l.note ? ` — ${redactUrl(l.note)}` : ''}\n`,
-        );
-      }
+    for (const l of report.lines.filter((x) => x.difference !== undefined && x.difference !== 0)) {
+      process.stderr.write(
+        `DIFFERENCE rule ${l.rule} → ${l.sink} (${l.target}): sink has ${l.sinkCount ?? '?'}, weir stored ${l.weirCount ?? '?'}, difference ${l.difference}${l.note ? ` — ${redactUrl(l.note)}` : ''}\n`,
+      );
     }
+    for (const l of report.lines.filter((x) => x.unread !== undefined))
+      process.stderr.write(`error: could not read the count of sink ${l.sink}: ${redactUrl(l.unread!)}\n`);
     for (const g of gaps) process.stderr.write(`GAPS: ${g.table}: ${plural(g.missing, 'missing sequence number')} over ${plural(g.keysWithGaps, 'key')}\n`);
     for (const z of stale)
       process.stderr.write(
         `STALE: ${z.table}: ${plural(z.staleness!.staleKeys, 'key')} silent for more than ${z.staleness!.staleAfter} intervals, about ${plural(z.staleness!.missing, 'message')} expected and missing\n`,
       );
-    return ok ? 0 : 1;
+    // A difference is a finding whatever else could not be read; an unread count alone is not one.
+    if (report.differs || gaps.length || failStale) return 1;
+    return report.unread.length ? UNREAD : 0;
   },
 };
 
 /** The --sequence specs, or the usage error; --since, --until, --sink and --stale-after only mean something with them. */
-function sequenceSpecs(texts: string[] | undefined, v: { since?: string; until?: string; sink?: string; 'stale-after'?: string }): SequenceSpec[] | string {
+function sequenceSpecs(texts: string[] | undefined, v: { since?: string; until?: string; sink?: string; 'stale-after'?: number }): SequenceSpec[] | string {
   const given = (['since', 'until', 'sink', 'stale-after'] as const).filter((o) => v[o] !== undefined);
   if (!texts?.length) return given.length ? `--${given[0]} applies to --sequence, and none was given` : [];
   try {
@@ -176,7 +178,7 @@ function plural(n: number, word: string): string {
 
 function table(r: ReconcileReport): string {
   const head = ['rule', 'sink', 'target', 'matched', 'passed', 'failed', 'success', 'dead-lettered', 'weir stored', 'sink count', 'difference'];
-  const fmt = (v: number | undefined) => (v === undefined ? '-' : Number.isNaN(v) ? '?' : String(v));
+  const fmt = (v: number | undefined) => (v === undefined ? '-' : String(v));
   const rows = r.lines.map((l) => [
     l.rule,
     l.sink,
@@ -187,12 +189,20 @@ function table(r: ReconcileReport): string {
     fmt(l.success),
     fmt(l.deadLettered),
     fmt(l.weirCount),
-    fmt(l.sinkCount),
+    l.unread === undefined ? fmt(l.sinkCount) : 'could not read',
     fmt(l.difference),
   ]);
-  const notes = r.lines.filter((l) => l.note).map((l) => `  ${l.rule} → ${l.sink}: ${redactUrl(l.note!)}`);
+  const notes = r.lines.flatMap((l) => [
+    ...(l.unread === undefined ? [] : [`  ${l.rule} → ${l.sink}: could not read: ${redactUrl(l.unread)}`]),
+    ...(l.note ? [`  ${l.rule} → ${l.sink}: ${redactUrl(l.note)}`] : []),
+  ]);
   const top = r.received === undefined ? '' : `received ${r.received}, acked ${r.acked}\n`;
-  return `${top}${columns(head, rows, 'lllrrrrrrrr')}${notes.length ? `${notes.join('\n')}\n` : ''}${r.ok ? 'reconciled: every difference is 0' : 'NOT reconciled'}\n`;
+  const verdict = r.ok
+    ? 'reconciled: every difference is 0'
+    : r.differs
+      ? 'NOT reconciled'
+      : `not reconciled: could not read the count of ${r.unread.map((s) => `sink ${s}`).join(', ')}`;
+  return `${top}${columns(head, rows, 'lllrrrrrrrr')}${notes.length ? `${notes.join('\n')}\n` : ''}${verdict}\n`;
 }
 
 function sequenceTables(results: SequenceResult[]): string {

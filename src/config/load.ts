@@ -94,8 +94,13 @@ function readSource(file: string, errors: ConfigError[]): YamlSource | undefined
   return src;
 }
 
-/** Loads weir.yaml (with `${ENV}` interpolation) and the rule files of its rules_dir. */
-export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, rulesDirOverride?: string): WeirConfig {
+/**
+ * Loads weir.yaml (with `${ENV}` interpolation) and the rule files of its rules_dir. With
+ * `ruleErrors`, the rule files' errors go there instead of failing the load, and the config holds
+ * the rules that loaded: for a command that needs only weir.yaml's sinks and dead-letter settings
+ * (`weir dlq list`), which must work while a rule file is broken.
+ */
+export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, rulesDirOverride?: string, ruleErrors?: ConfigError[]): WeirConfig {
   const errors: ConfigError[] = [];
   const path = resolve(file);
   const src = readSource(path, errors);
@@ -151,7 +156,9 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
   }
 
   const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
-  const rules = loadRules(rulesDir, sinks, errors, reported);
+  if (ruleErrors && errors.length) throw new ConfigErrors(inReadingOrder(errors));
+  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported);
+  if (ruleErrors) ruleErrors.splice(0, ruleErrors.length, ...inReadingOrder(ruleErrors));
   if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
   return Object.freeze({
     file: path,

@@ -159,7 +159,11 @@ export const WeirSpec = Type.Object(
       ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info' },
     ),
-    migrate_on_start: Type.Boolean({ default: false, description: 'Apply migrations/ to every postgres sink before starting.' }),
+    migrate_on_start: Type.Boolean({
+      default: false,
+      description:
+        'Apply migrations/ to every postgres sink before anything connects; while that fails (the database not up yet), weir retries with backoff, not ready and reading nothing (docs/operations.md).',
+    }),
     node: Type.String({ default: 'weir@localhost', description: 'The `node` event field.' }),
   },
   { additionalProperties: false },

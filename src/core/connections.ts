@@ -24,6 +24,7 @@ export class BrokerConnections {
       const unacked = metrics.ingestUnacked.labels(id);
       const connected = metrics.ingestConnected.labels(id);
       const abandoned = metrics.ingestAbandoned.labels(id);
+      const takenOver = metrics.ingestSessionTakenOver.labels(id);
       const session = new MqttSession(
         cfg,
         i,
@@ -43,6 +44,7 @@ export class BrokerConnections {
             abandoned.inc(n);
             unacked.dec(n);
           },
+          onTakenOver: () => takenOver.inc(),
         },
         mode,
       );
@@ -55,6 +57,13 @@ export class BrokerConnections {
 
   get connected(): boolean {
     return this.sessions.length > 0 && this.sessions.every((s) => s.connected);
+  }
+
+  /** Why the broker side is not ready although it may be connected: sessions another client with the same client id keeps taking. */
+  get takenOver(): string | undefined {
+    const taken = this.sessions.filter((s) => s.takenOver !== undefined);
+    if (!taken.length) return undefined;
+    return `session${taken.length > 1 ? 's' : ''} ${taken.map((s) => s.clientId).join(', ')} taken over by another client with the same client id (${taken[0]!.takenOver}): each weir process needs its own broker.client_id`;
   }
 
   /** Turns rule filters into this group's subscriptions. */

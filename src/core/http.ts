@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { httpsOptions } from '../config/http-tls.js';
 import type { WeirFileConfig } from '../config/schema.js';
+import { WeirError } from '../errors.js';
 import { basicAuth } from './basic-auth.js';
 
 export interface StatusSource {
@@ -60,7 +61,13 @@ export async function startHttp(cfg: WeirFileConfig['http'], registry: Registry,
   };
   const server = cfg.tls ? https.createServer(httpsOptions(cfg.tls), handler) : http.createServer(handler);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new WeirError('config.http_port_in_use', `http.port ${cfg.port}: another process already listens on ${cfg.host}:${cfg.port}`, { cause: err })
+          : err,
+      ),
+    );
     server.listen(cfg.port, cfg.host, () => resolve());
   });
   return server;

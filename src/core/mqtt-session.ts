@@ -16,6 +16,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import { redactUrl, type Logger } from '../log.js';
 import { AckWindow, type Settlement } from './ack-path.js';
 import { isFastPublish, PacketReader } from './packet-reader.js';
+import { type ConnectionEnd, SESSION_TAKEN_OVER, STABLE_MS, TakeoverWatch } from './session-takeover.js';
 
 export interface InboundMessage {
   readonly topic: string;
@@ -44,6 +45,8 @@ export interface SessionEvents {
   onAcked?(count: number): void;
   /** Messages received but not acked when the connection dropped (the broker will redeliver). */
   onAbandoned?(count: number): void;
+  /** Another client with the same client id took the session (session-takeover.ts). */
+  onTakenOver?(): void;
 }
 
 // mqtt-packet's generator by default builds, on its first call, a cache of all 65,536 two-byte
@@ -75,6 +78,10 @@ export class MqttSession {
   private quietTimer: NodeJS.Timeout | undefined;
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  /** Whether the broker, rather than weir, ended the current connection, and with what reason. */
+  private brokerEnd: ConnectionEnd | undefined;
+  private readonly takeover = new TakeoverWatch();
+  private stableTimer: NodeJS.Timeout | undefined;
   private pingOutstanding = false;
   /** When the last PINGREQ was written. */
   private pingSentAt = 0;
@@ -110,6 +117,11 @@ export class MqttSession {
   /** Seconds the oldest unacked message has waited for its PUBACK; 0 when none (or not connected). */
   oldestUnackedAge(now?: number): number {
     return this.window?.oldestUnackedAge(now) ?? 0;
+  }
+
+  /** While another client holds this session's client id: how weir knows (session-takeover.ts). */
+  get takenOver(): string | undefined {
+    return this.takeover.takenOver;
   }
 
   start(): void {
@@ -148,7 +160,7 @@ export class MqttSession {
   async drained(timeoutMs: number, quietMs = 0): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while ((this.window?.held ?? 0) > 0 || Date.now() - this.lastReceivedAt < quietMs) {
-      if (Date.now() > deadline) return false;
+      if (!(Date.now() <= deadline)) return false; // also when the deadline is not a number
       await new Promise((r) => setTimeout(r, 20));
     }
     return true;
@@ -163,6 +175,7 @@ export class MqttSession {
     const wasConnected = this.state === 'connected';
     this.state = 'closing';
     clearTimeout(this.reconnectTimer);
+    clearTimeout(this.stableTimer);
     clearInterval(this.keepaliveTimer);
     clearInterval(this.quietTimer);
     const sock = this.socket;
@@ -201,6 +214,11 @@ export class MqttSession {
       },
     );
     sock.on('data', (chunk: Buffer) => reader.push(chunk));
+    // The broker closing its side without a DISCONNECT: how Mosquitto 2.0 ends a taken-over session.
+    this.brokerEnd = undefined;
+    sock.on('end', () => {
+      if (sock === this.socket) this.brokerEnd ??= { by: 'broker' };
+    });
     this.refused = false;
     sock.on('error', (err) => {
       const refused = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
@@ -258,10 +276,14 @@ export class MqttSession {
       case 'pingresp':
         this.pingOutstanding = false;
         return;
-      case 'disconnect':
-        this.log.warn({ client_id: this.clientId, reason: (p as { reasonCode?: number }).reasonCode }, 'broker sent DISCONNECT');
+      case 'disconnect': {
+        const reason = (p as { reasonCode?: number }).reasonCode ?? 0;
+        this.brokerEnd = { by: 'broker', reason };
+        // A takeover is said at error level once the connection is closed (onClose).
+        if (reason !== SESSION_TAKEN_OVER) this.log.warn({ client_id: this.clientId, reason }, 'broker sent DISCONNECT');
         sock.destroy();
         return;
+      }
       case 'pubrel':
         // QoS 2 is never requested (subscriptions are QoS 1); answer politely if a broker sends it.
         sock.write(mqttPacket.generate({ cmd: 'pubcomp', messageId: p.messageId! }, { protocolVersion: this.cfg.protocol_version }));
@@ -287,6 +309,8 @@ export class MqttSession {
     this.window = window;
     this.log.info({ client_id: this.clientId, session_present: sessionPresent }, 'connected to broker');
     this.events.onState?.(true);
+    this.takeover.connected();
+    this.watchStable(sock);
     this.watchQuiet(sock);
     clearInterval(this.keepaliveTimer);
     if (this.cfg.keepalive_s > 0) {
@@ -383,14 +407,37 @@ export class MqttSession {
     const abandoned = this.window?.abandon() ?? 0;
     if (abandoned) this.events.onAbandoned?.(abandoned);
     this.window = undefined;
+    clearTimeout(this.stableTimer);
     const wasConnected = this.state === 'connected';
-    if (wasConnected) {
+    const closing = this.state === 'closing' || this.state === 'closed';
+    const takenOver = wasConnected && !closing ? this.takeover.ended(this.brokerEnd ?? { by: 'weir' }) : undefined;
+    if (!wasConnected) this.takeover.failed();
+    // While the session is taken over, weir waits ever longer rather than take it back at once.
+    const delay = closing ? 0 : this.takeover.takenOver ? this.takeover.delay() : this.reconnectDelay();
+    if (takenOver) {
+      this.events.onTakenOver?.();
+      this.log.error(
+        { client_id: this.clientId, evidence: takenOver, unacked_abandoned: abandoned, retry_in_ms: Math.round(delay) },
+        `session taken over by another client with client id ${this.clientId}: each weir process needs its own broker.client_id (docs/operations.md, "Broker sessions"); backing off`,
+      );
+    } else if (wasConnected) {
       this.log.warn({ client_id: this.clientId, unacked_abandoned: abandoned }, 'disconnected from broker');
-      this.events.onState?.(false);
     }
-    if (this.state === 'closing' || this.state === 'closed') return;
+    if (wasConnected) this.events.onState?.(false);
+    if (closing) return;
     this.state = 'connecting';
-    this.reconnectTimer = setTimeout(() => this.open(), this.reconnectDelay());
+    this.reconnectTimer = setTimeout(() => this.open(), delay);
+  }
+
+  /** While taken over: a connection that stays up for STABLE_MS ends the takeover (session-takeover.ts). */
+  private watchStable(sock: net.Socket): void {
+    clearTimeout(this.stableTimer);
+    if (!this.takeover.takenOver) return;
+    this.stableTimer = setTimeout(() => {
+      if (this.socket !== sock || this.state !== 'connected' || !this.takeover.stable()) return;
+      this.log.info({ client_id: this.clientId, stable_ms: STABLE_MS }, 'session no longer taken over: connected that long without another client taking it');
+    }, STABLE_MS);
+    this.stableTimer.unref();
   }
 
   /**

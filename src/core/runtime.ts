@@ -1,7 +1,8 @@
-// Start sinks → rules → broker connections; stop in reverse. Shutdown stops reading, writes what was read,
-// acks what was written, and disconnects: nothing is acked that was not stored.
+// Start HTTP → migrations (migrate_on_start) → sinks → rules → broker connections; stop in reverse.
+// Shutdown stops reading, writes what was read, acks what was written, and disconnects: nothing is
+// acked that was not stored.
 import type http from 'node:http';
-import { loadRules, type WeirConfig } from '../config/load.js';
+import { loadRules, type SinkConfig, type WeirConfig } from '../config/load.js';
 import { type ConfigError, errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createMetrics, registerProcessMetrics, type Metrics } from '../metrics/names.js';
@@ -15,6 +16,7 @@ import { Pipeline } from './pipeline.js';
 import { ruleStatus, type ReloadFailure } from './rule-status.js';
 import { SinkRunner } from './sink-runner.js';
 import type { Sink } from '../sinks/types.js';
+import { StartupMigration } from './migrate-sinks.js';
 
 export interface StopOptions {
   /** How long to wait for in-flight messages to be stored and acked. */
@@ -26,6 +28,11 @@ export interface StopOptions {
 export interface RuntimeOptions {
   /** The broker sessions' lifetime (`weir run --transient`); default persistent. */
   session?: SessionMode;
+  /**
+   * Sinks to migrate before any sink connects or the broker is subscribed (`migrate_on_start`),
+   * retried with backoff until they are; /readyz is not ready meanwhile and says why.
+   */
+  migrate?: readonly SinkConfig[];
 }
 
 export class Runtime {
@@ -34,10 +41,16 @@ export class Runtime {
   readonly pipeline: Pipeline;
   readonly connections: BrokerConnections;
   private readonly abort = new AbortController();
+  /** Aborted as soon as stop() is called: ends the wait for migrations. */
+  private readonly startup = new AbortController();
+  private readonly migration: StartupMigration | undefined;
+  private preparing: Promise<boolean> | undefined;
   private server: http.Server | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private reloadFailure: ReloadFailure | undefined;
+  /** The parts stop() gave up closing (a peer that did not answer): their sockets stay open. */
+  readonly leftBehind: string[] = [];
 
   constructor(
     readonly cfg: WeirConfig,
@@ -66,18 +79,35 @@ export class Runtime {
     for (const sc of cfg.sinks.values()) this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal));
     this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log);
     this.connections = new BrokerConnections(cfg.broker, (msg, settlement) => this.pipeline.handle(msg, settlement), this.metrics, log, opts.session);
+    if (opts.migrate?.length) this.migration = new StartupMigration(opts.migrate, log);
   }
 
   get httpPort(): number | undefined {
     return this.server ? boundPort(this.server) : undefined;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Serves HTTP (/healthz answers, /readyz says what weir waits for), then runs the migrations,
+   * retried until they succeed. Resolves false when stop() came first; start() then does nothing.
+   */
+  prepare(): Promise<boolean> {
+    this.preparing ??= this.doPrepare();
+    return this.preparing;
+  }
+
+  private async doPrepare(): Promise<boolean> {
     this.server = await startHttp(this.cfg.http, this.metrics.registry, {
       readiness: () => this.readiness(),
       rules: () => ruleStatus(this.pipeline.liveRules, this.reloadFailure),
       sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.type.type, ...r.status })),
     });
+    if (this.migration) return this.migration.run(this.startup.signal);
+    return !this.stopping;
+  }
+
+  async start(): Promise<void> {
+    // Nothing connects, and the broker is not subscribed, before the migrations succeeded.
+    if (!(await this.prepare()) || this.stopping) return;
     // Sinks connect in the background: while one is down its messages stay unacked, the connections
     // stops reading at max_unacked, and the broker queues. Nothing waits on a sink to start.
     for (const r of this.runners.values()) void r.connect();
@@ -124,23 +154,39 @@ export class Runtime {
       }),
     );
     const broker = this.connections.connected;
-    return { ready: broker && runners.every((r) => r.ready) && !this.stopping, detail: { broker, sinks } };
+    const migration = this.migration?.status;
+    const migrated = !migration || migration.state === 'done';
+    // Connected is not enough while another process keeps taking the session (session-takeover.ts).
+    const takenOver = this.connections.takenOver;
+    const ready = migrated && broker && takenOver === undefined && runners.every((r) => r.ready) && !this.stopping;
+    const detail: Record<string, unknown> = { broker };
+    if (takenOver !== undefined) detail.broker_reason = takenOver;
+    detail.sinks = sinks;
+    if (!migrated) detail.migration = migration;
+    return { ready, detail };
   }
 
   stop(opts: StopOptions = {}): Promise<void> {
+    this.startup.abort();
     this.stopping ??= this.doStop(opts);
     return this.stopping;
   }
 
-  private async doStop({ graceMs = 30_000, endSession = false }: StopOptions): Promise<void> {
+  private async doStop({ graceMs: asked, endSession = false }: StopOptions): Promise<void> {
+    // The grace period is what bounds the wait for held messages: one that is not a number would
+    // make every deadline below NaN, and a comparison with NaN never ends the wait (`weir run
+    // --grace-ms abc` once waited for ever; the CLI refuses it now, this keeps any caller safe).
+    const graceMs = asked !== undefined && Number.isFinite(asked) && asked >= 0 ? asked : DEFAULT_GRACE_MS;
     this.log.info({ grace_ms: graceMs, end_session: endSession }, endSession ? 'draining: leaving the share group' : 'stopping');
+    const deadline = Date.now() + graceMs;
     if (endSession) {
-      // Unsubscribe first so the broker stops dealing this member messages, then finish the rest.
-      await this.connections.setFilters([]).catch((err: unknown) => this.log.warn({ err: errorText(err) }, 'unsubscribe failed'));
+      // Unsubscribe first so the broker stops dealing this member messages, then finish the rest;
+      // a broker that does not answer the UNSUBSCRIBE gets the grace period, no more.
+      const unsubscribed = this.connections.setFilters([]).catch((err: unknown) => this.log.warn({ err: errorText(err) }, 'unsubscribe failed'));
+      await withDeadline(unsubscribed, deadline);
     } else {
       this.connections.pauseReading();
     }
-    const deadline = Date.now() + graceMs;
     for (const r of this.runners.values()) await withDeadline(r.flush(), deadline);
     // Leaving for good: wait for a quiet second too, since what the broker dealt before the
     // UNSUBSCRIBE may still be arriving, and ending the session would drop it.
@@ -173,7 +219,10 @@ export class Runtime {
       ),
       deadline,
     );
-    if (!done) this.log.warn({ part: what }, 'closing did not finish in time; left behind');
+    if (!done) {
+      this.log.warn({ part: what }, 'closing did not finish in time; left behind');
+      this.leftBehind.push(what);
+    }
   }
 }
 
@@ -182,6 +231,9 @@ function deadLetterStore(cfg: WeirConfig, sinks: ReadonlyMap<string, Sink>): Dea
   const place = deadLetterPlace(cfg);
   return 'sink' in place ? sinkDeadLetterWriter(sinks.get(place.sink.name)!) : fileDeadLetterWriter(place.file);
 }
+
+/** How long stop() waits for in-flight messages unless told otherwise. */
+export const DEFAULT_GRACE_MS = 30_000;
 
 /** Time each closing step gets when the grace period is already spent. */
 const CLOSE_FLOOR_MS = 5_000;

@@ -52,7 +52,10 @@ export function demoConfig(baseFile: string, ends: DemoEndpoints, env: NodeJS.Pr
   doc.setIn(['http', 'host'], '127.0.0.1');
   // The demo applies the migrations itself, before the runtime starts (as `weir run` does).
   doc.setIn(['migrate_on_start'], false);
+  // The derived file lives in a temporary directory and the demo prints its path, so that `weir
+  // check|dlq|reconcile -c <it>` can be run beside the demo: its rules_dir must not be relative.
   const rulesDir = resolve(dirname(base), String(doc.getIn(['rules_dir']) ?? './rules'));
+  doc.setIn(['rules_dir'], rulesDir);
   const file = join(mkdtempSync(join(tmpdir(), 'weir-demo-')), 'weir.yaml');
   writeFileSync(file, `# Derived by \`weir demo\` from ${base}: endpoints of the embedded broker and database.\n${doc.toString()}`);
   return { config: loadConfig(file, env, rulesDir), file };

@@ -26,6 +26,11 @@ export function createMetrics(registry = new Registry()) {
       ['connection'],
     ),
     ingestConnected: g('weir_ingest_connected', '1 while the connection is up.', ['connection']),
+    ingestSessionTakenOver: c(
+      'weir_ingest_session_taken_over_total',
+      'Times another client with the same client id took the session (two processes sharing a broker.client_id); weir backs off.',
+      ['connection'],
+    ),
     ingestNoRule: c('weir_ingest_no_rule_total', 'Messages whose topic matched no enabled rule (acked, nothing to store).', []),
     // Rules (EMQX: matched = passed + failed; failed = failed.exception + failed.no_result).
     ruleMatched: c('weir_rule_matched_total', "Messages whose topic matched the rule's FROM.", ['rule']),

@@ -27,6 +27,11 @@ export interface ReconcileLine {
   sinkCount?: number;
   /** sinkCount − weirCount, summed over the rules writing the same target. */
   difference?: number;
+  /**
+   * Why the sink's own count could not be read (its database unreachable, a table it cannot
+   * read): an outage, not a difference, so the line has neither counts nor a difference.
+   */
+  unread?: string;
   note?: string;
 }
 
@@ -34,7 +39,12 @@ export interface ReconcileReport {
   received?: number;
   acked?: number;
   lines: ReconcileLine[];
+  /** Every count was read and every difference is 0. */
   ok: boolean;
+  /** Some difference is not 0: what weir stored and what a sink holds disagree. */
+  differs: boolean;
+  /** The sinks whose own count could not be read (their lines say why). */
+  unread: string[];
 }
 
 export type Progress = (text: string) => void;
@@ -51,7 +61,7 @@ export async function reconcile(cfg: WeirConfig, metrics: InstanceMetrics | unde
     try {
       for (const t of await sink.type.count(sink.settings, actions, { sink: sink.name, progress })) lines.push(...targetLines(sink, t, metrics));
     } catch (err) {
-      lines.push({ rule: rules, sink: sink.name, target: '-', note: `cannot count: ${errorText(err)}`, difference: Number.NaN });
+      lines.push({ rule: rules, sink: sink.name, target: '-', unread: errorText(err) });
     }
   }
   for (const l of lines) {
@@ -63,8 +73,9 @@ export async function reconcile(cfg: WeirConfig, metrics: InstanceMetrics | unde
     l.success = metrics.action(l.sink, l.rule).success;
     l.deadLettered ??= metrics.action(l.sink, l.rule).deadLettered;
   }
-  const ok = lines.every((l) => l.difference === undefined || l.difference === 0);
-  return { received: metrics?.received, acked: metrics?.acked, lines, ok };
+  const differs = lines.some((l) => l.difference !== undefined && l.difference !== 0);
+  const unread = [...new Set(lines.filter((l) => l.unread !== undefined).map((l) => l.sink))];
+  return { received: metrics?.received, acked: metrics?.acked, lines, ok: !differs && unread.length === 0, differs, unread };
 }
 
 /**

@@ -1,8 +1,9 @@
 // Every problem of a rule at once, for `weir check`: the recovering parser's syntax errors, then
-// every call to an unknown or unsupported function or with the wrong number of arguments.
+// every call to an unknown or unsupported function, with the wrong number of arguments, or with a
+// literal argument the function refuses (a regular expression the linear-time engine cannot run).
 import { forEachChild, forEachStatementExpr, type Expr, type Statement } from './ast.js';
 import { compileStatement } from './compile.js';
-import { RuleError } from './errors.js';
+import { RuleError, RuleEvalError } from './errors.js';
 import { FUNCTIONS } from './functions/all.js';
 import type { FunctionRegistry } from './functions/registry.js';
 import { UNSUPPORTED } from './functions/unsupported.js';
@@ -29,6 +30,17 @@ function callErrors(st: Statement, sql: string, registry: FunctionRegistry): Rul
             expected: spec.signature,
           }),
         );
+      } else {
+        for (const [at, check] of Object.entries(spec.literalArgs)) {
+          const arg = e.args[Number(at)];
+          if (arg?.kind !== 'literal') continue;
+          try {
+            check(arg.value);
+          } catch (err) {
+            if (!(err instanceof RuleEvalError)) throw err;
+            errors.push(new RuleError(err.code, err.message, sql, { range: arg.range, cause: err }));
+          }
+        }
       }
     }
     forEachChild(e, visit);

@@ -2,7 +2,7 @@
 // compile time; constant sub-expressions are folded; the closures themselves are small and
 // monomorphic so that V8 can inline them on the hot path.
 import type { Expr, Segment } from './ast.js';
-import { asEvalError, RuleError } from './errors.js';
+import { asEvalError, RuleError, RuleEvalError } from './errors.js';
 import { eventReader, isEventField, type Ev } from './event-fields.js';
 import type { FunctionRegistry, FunctionSpec } from './functions/registry.js';
 import { UNSUPPORTED } from './functions/unsupported.js';
@@ -287,6 +287,7 @@ function compileCall(e: Extract<Expr, { kind: 'call' }>, env: CompileEnv): Ev {
     });
   }
   const args = e.args.map((a) => compileExpr(a, env));
+  checkLiteralArgs(spec, e.args, args, env);
   if (spec.async) {
     env.usesAsync = true;
     return asyncCall(spec, args);
@@ -321,6 +322,21 @@ function compileCall(e: Extract<Expr, { kind: 'call' }>, env: CompileEnv): Ev {
     };
   }
   return spec.volatile || spec.scoped ? ev : fold(ev, args);
+}
+
+/** Runs the function's checks of arguments written as literals: a failure is a compile error there. */
+function checkLiteralArgs(spec: FunctionSpec, exprs: readonly Expr[], args: readonly Ev[], env: CompileEnv): void {
+  for (const [at, check] of Object.entries(spec.literalArgs)) {
+    const i = Number(at);
+    const c = args[i] === undefined ? undefined : constOf(args[i]);
+    if (!c) continue;
+    try {
+      check(c.value);
+    } catch (err) {
+      if (!(err instanceof RuleEvalError)) throw err;
+      throw new RuleError(err.code, err.message, env.sql, { range: (exprs[i] as Expr).range, cause: err });
+    }
+  }
 }
 
 /**

@@ -1,20 +1,28 @@
 // The only place JSONata is called: JSONata rules (`jsonata:` instead of `sql:`) and the SQL
 // function jsonata(expr, value) (weir's stand-in for EMQX's jq). JSONata evaluation is
 // asynchronous and unbounded by nature, so every evaluation runs under JSONata's own time, depth
-// and sequence-length guards.
+// and sequence-length guards (each surfaces as rule.limit), and its /regex/ literals run on RE2
+// (linear-regex.ts): a JSONata timeout is checked between steps, never inside a RegExp call.
 import { plainNumbers } from './floats.js';
 import jsonata from 'jsonata';
 import { decodeJson, payloadText, RuleMessageContext } from './context.js';
 import { RuleError, RuleEvalError } from './errors.js';
 import { EVENT_FIELDS } from './event-fields.js';
 import { LIMITS } from './limits.js';
+import { JsonataRegex } from './linear-regex.js';
 import { compileTopicFilter, validateTopicFilter } from './topic.js';
 import type { CompiledRule, EvalResult, MessageContext, OutputRecord } from './types.js';
 import { isObj, type Obj } from './value-types.js';
 
 type Expression = ReturnType<typeof jsonata>;
 
-const OPTIONS = { timeout: LIMITS.jsonataTimeoutMs, stack: LIMITS.jsonataMaxDepth, sequence: LIMITS.maxArrayLength };
+const OPTIONS = {
+  timeout: LIMITS.jsonataTimeoutMs,
+  stack: LIMITS.jsonataMaxDepth,
+  sequence: LIMITS.maxArrayLength,
+  // JSONata constructs its engine with `new` and calls exec/lastIndex only (linear-regex.ts).
+  RegexEngine: JsonataRegex as unknown as RegExpConstructor,
+};
 
 interface JsonataFailure {
   code?: string;

@@ -200,9 +200,10 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
   /**
    * Brings the service up to what weir needs (PostgreSQL: migrations/, hypertables): `weir migrate`
-   * and `migrate_on_start`. `dir` replaces the package's migrations directory.
+   * and `migrate_on_start`. `dir` replaces the package's migrations directory; `signal` ends an
+   * attempt under way (weir run stopped while it waits for the service).
    */
-  migrate?(cfg: Cfg, opts: { dir?: string }): Promise<MigrateReport>;
+  migrate?(cfg: Cfg, opts: { dir?: string; signal?: AbortSignal }): Promise<MigrateReport>;
   /**
    * Connects and checks that what the actions need is there (tables, columns and their types,
    * topics) and, when `deadLetters` is set, that this sink can store dead letters: `weir check

@@ -10,6 +10,8 @@ import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { tempDir } from '../harness/process.js';
 import { ROOT, runCli, startWeir } from '../harness/weir.js';
+import { suggestTable } from '../../src/sinks/postgres/verify.js';
+import { query } from './fixtures.js';
 
 /** The README's rule example, as written there. */
 const README_RULE = /### A rule[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readFileSync(join(ROOT, 'README.md'), 'utf8'))![1]!;
@@ -127,4 +129,70 @@ test('weir run logs at start, at error level, what a rule needs and the sink lac
   } finally {
     await w.stop();
   }
+});
+
+test("weir check --connect checks an action's on_conflict target, and the CREATE TABLE it suggests has the key the target needs", {
+  timeout: 90_000,
+}, async () => {
+  const { url: serverUrl, timescaledb } = await sharedPostgres();
+  const url = await freshDatabase(serverUrl);
+  const rules = {
+    'telemetry.yaml': RULES['telemetry.yaml']!,
+    'named.yaml': `id: named
+sql: SELECT payload.ts AS ts, clientid AS device_id, payload.seq AS seq FROM "device/+/telemetry"
+actions:
+  - sink: tsdb
+    table: telemetry
+    columns: { ts: '\${ts}', device_id: '\${device_id}', seq: '\${seq}' }
+    on_conflict: ON CONSTRAINT telemetry_identity DO NOTHING
+`,
+  };
+  const { dir, cfg } = await project(url, rules);
+  const m = await runCli(['migrate', '-c', cfg]);
+  assert.equal(m.code, 0, m.stderr);
+  const at = (file: keyof typeof rules, text: string) => `${join(dir, 'rules', file)}:${rules[file].split('\n').findIndex((l) => l.includes(text)) + 1}`;
+
+  // The table as an operator writes it from a CREATE TABLE without a key: every insert of the
+  // shipped rule would fail (42P10) and its messages be held, so check must say so.
+  await query(url, 'DROP TABLE telemetry');
+  await query(
+    url,
+    'CREATE TABLE telemetry (ts timestamptz NOT NULL, device_id text, seq bigint, temp double precision, humidity double precision, location text)',
+  );
+  const keyless = await runCli(['check', '--connect', '-c', cfg]);
+  assert.equal(keyless.code, 1, keyless.stderr);
+  const errors = keyless.stderr.split('\n').filter((l) => l.startsWith('error: '));
+  assert.deepEqual(errors, [
+    `error: ${at('named.yaml', 'on_conflict:')}: rule named: on_conflict ON CONSTRAINT telemetry_identity: table telemetry has no constraint telemetry_identity (constraint "telemetry_identity" for table "telemetry" does not exist)`,
+    `error: ${at('telemetry.yaml', 'on_conflict:')}: rule telemetry_to_tsdb: on_conflict (device_id, ts, seq): table telemetry has no unique index or constraint on (device_id, ts, seq), so every insert would be refused (there is no unique or exclusion constraint matching the ON CONFLICT specification)`,
+  ]);
+  assert.match(keyless.stderr, /\n {4}ALTER TABLE telemetry ADD UNIQUE \("device_id", "ts", "seq"\);\n/);
+
+  // No table at all: the CREATE TABLE check suggests has the key, with the time column in it.
+  await query(url, 'DROP TABLE telemetry');
+  const missing = await runCli(['check', '--connect', '-c', cfg]);
+  assert.equal(missing.code, 1);
+  const shipped = missing.stderr.slice(missing.stderr.indexOf(`error: ${at('telemetry.yaml', 'table: telemetry')}`));
+  const suggestion = /\n {4}(CREATE TABLE telemetry \([\s\S]*?\n {4}\);(?:\n {4}-- with TimescaleDB:\n {4}SELECT create_hypertable\([^\n]*\);)?)/.exec(
+    shipped,
+  )?.[1];
+  assert.ok(suggestion, missing.stderr);
+  assert.match(suggestion, /,\n {4} {2}PRIMARY KEY \("device_id", "ts", "seq"\)\n {4}\);/);
+  // Run as printed (the create_hypertable too, where TimescaleDB is there): then check passes
+  // for the shipped rule. A hypertable takes the key only because it holds the time column.
+  let ddl = suggestion.replace(/^ {4}/gm, '');
+  if (!timescaledb.available) ddl = ddl.replace(/SELECT create_hypertable[^\n]*/, '');
+  await query(url, ddl);
+  await query(url, 'ALTER TABLE telemetry ADD CONSTRAINT telemetry_identity UNIQUE (device_id, ts, seq)');
+  const ok = await runCli(['check', '--connect', '-c', cfg]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /ok: sink tsdb has what the rules need/);
+});
+
+test('an on_conflict target whose columns do not make a hypertable key gets no create_hypertable, and says why', () => {
+  const action = { table: 'readings', columns: { ts: '${ts}', device_id: '${device_id}', seq: '${seq}' }, on_conflict: '(device_id, seq) DO NOTHING' };
+  const sql = suggestTable(action, new Map([['seq', [1]]]));
+  assert.match(sql, /PRIMARY KEY \("device_id", "seq"\)\n\);/);
+  assert.doesNotMatch(sql, /SELECT create_hypertable/);
+  assert.match(sql, /-- not a hypertable: TimescaleDB needs the time column \(ts\) in every unique key, and on_conflict's \(device_id, seq\) lacks it/);
 });

@@ -223,7 +223,7 @@ actions:
   assert.equal(readFileSync(`${file}.replayed`, 'utf8'), '');
 });
 
-test('usage errors: one line, exit 2; no store: exit 1; every subcommand has --help', { timeout: 60_000 }, async () => {
+test('usage errors: one line, exit 2; no store: exit 1; every subcommand has --help', { timeout: 180_000 }, async () => {
   const dir = tempDir('dlq-usage');
   mkdirSync(join(dir, 'rules'));
   writeFileSync(join(dir, 'weir.yaml'), 'sinks: {}\n');
@@ -231,10 +231,10 @@ test('usage errors: one line, exit 2; no store: exit 1; every subcommand has --h
   const usage: Array<[string[], RegExp]> = [
     [['list', '--since', 'yesterday'], /^error: --since: 'yesterday' is not a time/],
     [['list', '--until', '2024-13-45'], /^error: --until: '2024-13-45' is not a time/],
-    [['list', '--limit', '0'], /^error: --limit must be a positive integer/],
+    [['list', '--limit', '0'], /^error: --limit takes a whole number of letters, from 1 to 999999999, not '0'\n/],
     [['list', '--state', 'done'], /^error: --state is pending or replayed/],
     [['show'], /^error: which letter\?/],
-    [['replay', '--rate', '0'], /^error: --rate must be a positive number/],
+    [['replay', '--rate', '0'], /^error: --rate takes a number of letters per second, above 0 \(e\.g\. 200 or 200\/s\), not '0'\n/],
     [['purge'], /^error: purge needs a filter, or --all/],
     [['purge', '--all', '--rule', 'x'], /^error: --all with a filter/],
     [['frob'], /^error: unknown subcommand 'frob'/],
@@ -257,4 +257,50 @@ test('usage errors: one line, exit 2; no store: exit 1; every subcommand has --h
   const top = await runCli(['dlq', '--help']);
   assert.equal(top.code, 0);
   assert.match(top.stdout, /list .*\n.*show ID .*\n.*replay .*\n.*purge /);
+});
+
+test('a broken rule file: list, show and purge still read the letters (warning about the rule), replay refuses (it needs the rules)', {
+  timeout: 60_000,
+}, async () => {
+  const dir = tempDir('dlq-broken-rule');
+  mkdirSync(join(dir, 'rules'));
+  const file = join(dir, 'letters.jsonl');
+  writeFileSync(join(dir, 'weir.yaml'), `sinks: {}\ndead_letter: { file: ${file} }\n`);
+  const letter = {
+    rule_id: 'readings',
+    sink: '',
+    reason: 'rule_exception',
+    error: 'payload.x on a payload that is not JSON',
+    topic: 'dlq/d1/reading',
+    payload_base64: Buffer.from('not json').toString('base64'),
+    received_at: new Date().toISOString(),
+    attempts: 1,
+  };
+  writeFileSync(file, `${JSON.stringify(letter)}\n`);
+  writeFileSync(join(dir, 'rules/readings.yaml'), 'id: readings\nsql: SELECT FROM WHERE\nactions: []\n');
+  const cfg = join(dir, 'weir.yaml');
+
+  const list = await dlq(cfg, 'list', '--json');
+  assert.equal(list.code, 0, list.stderr);
+  const letters = JSON.parse(list.stdout) as Array<{ id: string; rule_id: string; reason: string }>;
+  assert.deepEqual(
+    letters.map((l) => [l.rule_id, l.reason]),
+    [['readings', 'rule_exception']],
+  );
+  assert.match(list.stderr, /^warning: .*rules\/readings\.yaml:\d+:\d+: /m);
+  assert.match(
+    list.stderr,
+    /^warning: \d+ error\(s\) in the rules of .*: weir run would not start with them \(weir check shows them\); read on without those rules$/m,
+  );
+  const show = await dlq(cfg, 'show', letters[0]!.id);
+  assert.equal(show.code, 0, show.stderr);
+  assert.match(show.stdout, /not json/);
+  const purge = await dlq(cfg, 'purge', '--all', '--dry-run');
+  assert.equal(purge.code, 0, purge.stderr);
+  assert.match(purge.stdout, /^would delete 1 dead letter /);
+
+  const replay = await dlq(cfg, 'replay');
+  assert.equal(replay.code, 1);
+  assert.match(replay.stderr, /^error: .*rules\/readings\.yaml:\d+:\d+: /m);
+  assert.match(replay.stderr, /nothing was started/);
 });

@@ -26,7 +26,10 @@ test('weir migrate applies each migration once and records it (plain PostgreSQL)
   const first = await runCli(['migrate', '-c', cfg]);
   assert.equal(first.code, 0, first.stderr);
   assert.match(first.stdout, /applied 001_dead_letter\.sql, 002_telemetry\.sql, 003_ledger\.sql, 004_dead_letter_replay\.sql; 0 already applied\n/);
-  assert.match(first.stdout, /tsdb: note: the timescaledb extension is not available .*: telemetry stays a plain table/);
+  assert.match(
+    first.stdout,
+    /tsdb: note: TimescaleDB is not used: the (server does not preload|timescaledb extension is not installed).*: telemetry stays a plain table/,
+  );
   const second = await runCli(['migrate', '-c', cfg]);
   assert.equal(second.code, 0, second.stderr);
   assert.match(second.stdout, /applied nothing new; 4 already applied/);
@@ -63,6 +66,19 @@ test('a migration changed after it was applied is refused', { timeout: 60_000 },
   const r = await runCli(['migrate', '-c', cfg, '--dir', dir]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /001_dead_letter\.sql was changed after it was applied/);
+});
+
+test('a database that applied the earlier text of 002_telemetry.sql (before it stopped reading shared_preload_libraries) is not refused', {
+  timeout: 60_000,
+}, async () => {
+  const pgUrl = await freshDatabase((await sharedPostgres()).url);
+  const cfg = config(pgUrl);
+  assert.equal((await runCli(['migrate', '-c', cfg])).code, 0);
+  // The checksum that text had (git show 031f1de:migrations/002_telemetry.sql | sha256sum).
+  await query(pgUrl, "UPDATE weir_migrations SET checksum = '78099c463f88f54e7b9e2270f7a149fb921ec06dfa4951a0a8622d5f73fe6211' WHERE version = 2");
+  const r = await runCli(['migrate', '-c', cfg]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /applied nothing new; 4 already applied/);
 });
 
 test('weir migrate names the sink and the reason when the database cannot be reached, without the password', { timeout: 60_000 }, async () => {

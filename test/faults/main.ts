@@ -4,7 +4,7 @@
 // expectation failed. --settle-s: how long weir may take after the stream to account for every
 // message (default 60 s + 1 s per 2,000 messages), for a machine shared with other work: a stalled
 // weir still ends as 'timed out', only later.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -81,6 +81,11 @@ ${table(rows)}
 
 ${notes(rows)}
 `;
-writeFileSync(resolve(ROOT, v.out!), text);
+// The measured table replaces the top of the file; the sections below it (`## …`, written by hand
+// with their own commands and figures) are kept, or a full run would erase them.
+const out = resolve(ROOT, v.out!);
+const before = existsSync(out) ? readFileSync(out, 'utf8') : '';
+const kept = before.search(/^## /m);
+writeFileSync(out, kept >= 0 ? `${text}\n${before.slice(kept)}` : text);
 process.stdout.write(`\n${table(rows)}\n\n${notes(rows)}\n\nwritten to ${v.out}\n`);
 process.exit(rows.every((r) => r.verdict === 'pass') ? 0 : 1);

@@ -175,6 +175,41 @@ export async function freshDatabase(adminUrl: string, prefix = 'weir_test'): Pro
   return u.toString();
 }
 
+/**
+ * A login role that is not superuser and a new database for it, as a managed service gives one
+ * (`create role weir login; create database weir owner weir`), on the server of `adminUrl`; returns
+ * the role's URL (the harness's trust auth: no password). `owner: false` leaves the database the
+ * admin's, the role allowed to connect and to create tables in schema public only: it may not
+ * create an extension there, not even a trusted one.
+ */
+export async function ordinaryRoleDatabase(adminUrl: string, opts: { owner?: boolean; prefix?: string } = {}): Promise<string> {
+  const owner = opts.owner ?? true;
+  const role = `${opts.prefix ?? 'weir_role'}_${process.pid}_${Date.now().toString(36)}_${dbSeq++}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE`);
+    await admin.query(owner ? `CREATE DATABASE ${role} OWNER ${role}` : `CREATE DATABASE ${role}`);
+    if (!owner) await admin.query(`GRANT CONNECT ON DATABASE ${role} TO ${role}`);
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(adminUrl);
+  u.pathname = `/${role}`;
+  if (!owner) {
+    // PostgreSQL 15 gives PUBLIC no CREATE on schema public: grant it, as the database's admin.
+    const inDb = new pg.Client({ connectionString: u.toString() });
+    await inDb.connect();
+    try {
+      await inDb.query(`GRANT USAGE, CREATE ON SCHEMA public TO ${role}`);
+    } finally {
+      await inDb.end();
+    }
+  }
+  u.username = role;
+  return u.toString();
+}
+
 await runAsProgram(
   import.meta.url,
   () => startPostgres({ timescaledb: true }),

@@ -23,11 +23,11 @@ export function shippedNodeFlags(): string[] {
   return m[1]!.split(' ').filter(Boolean);
 }
 
-/** Runs the CLI to completion; resolves with its exit code and output. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs the CLI to completion (in `cwd`, default the repository); resolves with its exit code and output. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const p: ChildProcess = spawn(process.execPath, ['--import', TSX, ENTRY, ...args], {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -138,14 +138,17 @@ export async function startWeir(
       return svc.proc.exitCode;
     },
   };
-  await waitFor(
+  // waitFor retries a check that throws, so an exit is a value here: a weir that refused its
+  // config fails the start at once rather than after the whole wait.
+  const up = await waitFor(
     async () => {
-      if (svc.proc.exitCode !== null) throw new Error(`weir exited with ${svc.proc.exitCode}:\n${svc.tail()}`);
-      return opts.healthz ? opts.healthz(httpPort) : (await fetch(`${base}/healthz`)).ok;
+      if (svc.proc.exitCode !== null) return 'exited';
+      return (opts.healthz ? await opts.healthz(httpPort) : (await fetch(`${base}/healthz`)).ok) && 'up';
     },
     30_000,
     'weir to serve /healthz',
   );
+  if (up === 'exited') throw new Error(`weir exited with ${svc.proc.exitCode}:\n${svc.tail()}`);
   return w;
 }
 

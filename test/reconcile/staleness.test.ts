@@ -132,8 +132,8 @@ test("now is the database's now() without --until; a timestamp without time zone
 
 test('--stale-after: a number of intervals above 0, and only with --sequence (exit 2, one line)', async () => {
   for (const [args, message] of [
-    [['--sequence', 'telemetry:device_id:seq', '--stale-after', 'ten'], /^error: --stale-after ten: expected a number of intervals above 0\n/],
-    [['--sequence', 'telemetry:device_id:seq', '--stale-after', '0'], /^error: --stale-after 0: expected a number of intervals above 0\n/],
+    [['--sequence', 'telemetry:device_id:seq', '--stale-after', 'ten'], /^error: --stale-after takes a number of intervals, above 0, not 'ten'\n/],
+    [['--sequence', 'telemetry:device_id:seq', '--stale-after', '0'], /^error: --stale-after takes a number of intervals, above 0, not '0'\n/],
     [['--stale-after', '10'], /^error: --stale-after applies to --sequence, and none was given\n/],
   ] as const) {
     const r = await runCli(['reconcile', ...args]);

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyPgError } from '../../src/sinks/postgres/classify.js';
+import { conflictTarget } from '../../src/sinks/postgres/conflict-target.js';
 import { arrayLiteral, insertSql, isoTime, toColumnValue, withLedger } from '../../src/sinks/postgres/statements.js';
 import { WeirError } from '../../src/errors.js';
 import { WholeFloat } from '../../src/rules/floats.js';
@@ -91,4 +92,21 @@ test('the ledger rides in the same statement as the rows, counting only rows rea
   );
   assert.match(two, /\(VALUES \(\$6::text, \(SELECT count\(\*\) FROM i0\)\), \(\$7::text, \(SELECT count\(\*\) FROM i1\)\)\)/);
   assert.equal(insertSql('values', t, types, 2, 4), 'INSERT INTO "t" ("a") VALUES ($4), ($5) ON CONFLICT DO NOTHING');
+});
+
+test("on_conflict's target read for check's messages: a column list as PostgreSQL folds it, a named constraint, an expression, none", () => {
+  assert.deepEqual(conflictTarget('(device_id, ts, seq) DO NOTHING'), { kind: 'columns', text: '(device_id, ts, seq)', columns: ['device_id', 'ts', 'seq'] });
+  assert.deepEqual(conflictTarget(' ( Device_ID ,"Ts" )  do update set temp = EXCLUDED.temp'), {
+    kind: 'columns',
+    text: '( Device_ID ,"Ts" )',
+    columns: ['device_id', 'Ts'],
+  });
+  assert.deepEqual(conflictTarget('(device_id) WHERE (seq > 0) DO NOTHING'), { kind: 'columns', text: '(device_id)', columns: ['device_id'] });
+  assert.deepEqual(conflictTarget('(lower(device_id), ts) DO NOTHING'), { kind: 'columns', text: '(lower(device_id), ts)', columns: undefined });
+  assert.deepEqual(conflictTarget('ON CONSTRAINT telemetry_pkey DO NOTHING'), {
+    kind: 'constraint',
+    text: 'ON CONSTRAINT telemetry_pkey',
+    name: 'telemetry_pkey',
+  });
+  assert.deepEqual(conflictTarget('DO NOTHING'), { kind: 'none' });
 });

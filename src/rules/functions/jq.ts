@@ -21,6 +21,7 @@
 // file imports only Node built-ins.
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { budgetLeft, checkBudget } from '../budget.js';
 import { RuleEvalError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { toJson } from '../to-json.js';
@@ -142,9 +143,10 @@ function cleanError(stderr: string): string {
     .trim();
 }
 
+/** A filter past its timeout: the evaluation budget is spent (rule.limit), as for any step. */
 class JqTimeout extends RuleEvalError {
   constructor(ms: number) {
-    super('rule.jq_timeout', `jq: timed out after ${ms} ms`);
+    super('rule.limit', `jq: timed out after ${ms} ms (its worker is replaced)`);
   }
 }
 
@@ -169,8 +171,11 @@ function inputText(value: unknown): string {
 /** EMQX's jq/2 and jq/3: the list of the filter's results, each decoded from jq's JSON output. */
 export function jq(filter: unknown, value: unknown, timeout?: unknown): unknown[] {
   const f = needStr('jq', filter);
-  const ms = timeout === undefined ? LIMITS.jqTimeoutMs : needInt('jq', timeout);
-  if (ms < 0) throw new RuleEvalError('rule.bad_argument', 'jq: the timeout must not be negative');
+  const asked = timeout === undefined ? LIMITS.jqTimeoutMs : needInt('jq', timeout);
+  if (asked < 0) throw new RuleEvalError('rule.bad_argument', 'jq: the timeout must not be negative');
+  // The process waits while jq runs: no call may outlast what is left of the evaluation budget.
+  checkBudget('jq');
+  const ms = Math.max(0, Math.min(asked, Math.floor(budgetLeft())));
   prepareJq();
   let out: string;
   try {
@@ -194,7 +199,7 @@ export const JQ_FUNCTIONS: FunctionSpec[] = [
   ...def(
     'jq',
     'jq(string, any, int?): array',
-    "The results of a jq filter over a value (a string is read as JSON text), as a list; a jq error or the timeout (10 s, or the third argument in ms) fails the evaluation. Starts jq's WebAssembly worker when the rule is compiled.",
+    "The results of a jq filter over a value (a string is read as JSON text), as a list; a jq error, or the timeout (the third argument in ms, at most what is left of the 1 s evaluation budget), fails the evaluation. Starts jq's WebAssembly worker when the rule is compiled.",
     jq,
     {
       volatile: true,

@@ -16,12 +16,13 @@ export const DIFFERENCES: Readonly<Record<string, string>> = {
     "A 'bits' result that is not whole bytes is a bitstring: bitsize, subbits and bin2hexstr see its exact size, other functions its bytes padded with zero bits.",
   now_timestamp: "'nanosecond' epochs exceed 2^53 and lose precision as JS numbers; 'microsecond' too after 2255.",
   format_date: "'local' is the offset of the host weir runs on, as in EMQX.",
-  regex_match: 'JavaScript RegExp (u flag) instead of PCRE: the common syntax is the same; a leading (?i)/(?m)/(?s) becomes a flag.',
+  regex_match:
+    "RE2 (linear time) instead of PCRE: the same syntax without backreferences, lookaround, atomic groups or possessive quantifiers, refused with rule.bad_regex (at compile time for a literal pattern); \\d \\w \\s \\b are ASCII, as PCRE's default. docs/rules.md, 'Regular expressions'.",
   regex_replace: 'See regex_match; & and \\N in the replacement as in Erlang re:replace.',
   regex_extract: 'See regex_match.',
   json_encode: 'Keys keep their insertion order (EMQX sorts small maps).',
   jsonata: 'Not in EMQX: JSONata beside jq(). A string argument is decoded as JSON first, as jq() does.',
-  jq: "jq 1.7 in WebAssembly (jq-web): each call runs jq's main(), about 1.3 ms (788 projections/s in npm run bench -- rules); EMQX caches the compiled filter. Integers beyond 2^53 lose precision.",
+  jq: "jq 1.7 in WebAssembly (jq-web): each call runs jq's main(), about 1.3 ms (788 projections/s in npm run bench -- rules); EMQX caches the compiled filter. Integers beyond 2^53 lose precision. The timeout is at most what is left of the 1 s evaluation budget (EMQX: 10 s by default), since the process waits while jq runs; it fails with rule.limit.",
   float: "float(x, n) rounds half away from zero like toFixed, not Erlang's float_to_list.",
 };
 

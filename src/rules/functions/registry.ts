@@ -49,6 +49,8 @@ export interface FunctionSpec {
   readonly async: boolean;
   /** Run when a rule calling the function is compiled (jq starts its WebAssembly worker then). */
   readonly prepare: (() => void) | undefined;
+  /** Checks of arguments written as literals, run when the rule is compiled (see DefOptions). */
+  readonly literalArgs: Readonly<Record<number, (value: unknown) => void>>;
   readonly examples: readonly Example[];
 }
 
@@ -57,6 +59,12 @@ export interface DefOptions {
   readonly volatile?: boolean;
   readonly async?: boolean;
   readonly prepare?: () => void;
+  /**
+   * By argument position (0-based): a check of that argument when the SQL writes it as a literal,
+   * run when the rule is compiled; it throws the RuleEvalError the call would fail with (a regular
+   * expression the engine refuses), which becomes a compile error at the literal.
+   */
+  readonly literalArgs?: Readonly<Record<number, (value: unknown) => void>>;
   readonly examples?: readonly Example[];
   /** Other names of the same function (EMQX keeps some for compatibility: mget, mput…). */
   readonly aliases?: readonly string[];
@@ -94,6 +102,7 @@ export function def(family: Family, signature: string, summary: string, fn: (...
     volatile: opts.volatile ?? false,
     async: opts.async ?? false,
     prepare: opts.prepare,
+    literalArgs: opts.literalArgs ?? {},
     examples: opts.examples ?? [],
   };
   const specs: FunctionSpec[] = [{ name, ...base }];

@@ -9,7 +9,9 @@ import { quoteTable } from '../../sql/quote.js';
 import { LEDGER_TABLE } from './statements.js';
 
 export async function countPostgres(cfg: PostgresConfig, actions: ReadonlyArray<ActionOf<PostgresAction>>, ctx: CountContext): Promise<TargetCount[]> {
-  const client = new pg.Client({ connectionString: cfg.url, application_name: 'weir-reconcile' });
+  // connect_timeout_ms: a database that does not answer (a host gone, a firewall dropping) is
+  // reported as unread after that long, not waited on for ever.
+  const client = new pg.Client({ connectionString: cfg.url, application_name: 'weir-reconcile', connectionTimeoutMillis: cfg.connect_timeout_ms });
   await client.connect();
   try {
     const ledger = await client.query<{ rule_id: string; table_name: string; rows: string }>(

@@ -4,8 +4,9 @@
 // views first and changes only what differs, so a second run changes nothing, and a changed
 // setting replaces the policy (TimescaleDB has no "alter policy": remove, then add).
 //
-// Without the extension (plain PostgreSQL, or TimescaleDB not preloaded) nothing is changed and
-// one note says so: the tables stay plain tables and weir works on them the same way.
+// Without a usable extension (plain PostgreSQL, TimescaleDB not preloaded, or a role that may not
+// create it) nothing is changed and one note says why: the tables stay plain tables and weir works
+// on them the same way.
 import type pg from 'pg';
 import { WeirError } from '../../errors.js';
 import type { HypertableSettings } from './spec.js';
@@ -18,16 +19,47 @@ export interface HypertableReport {
   readonly notes: string[];
 }
 
-/** Creates the extension where it is available and preloaded; false when it cannot be used. */
-async function extensionReady(c: pg.ClientBase): Promise<boolean> {
-  const ext = await c.query("SELECT 1 FROM pg_extension WHERE extname = 'timescaledb'");
-  if (ext.rowCount) return true;
-  const avail = await c.query(
-    "SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb' AND current_setting('shared_preload_libraries') LIKE '%timescaledb%'",
+/** Whether TimescaleDB can be used in this database, and if not, why. */
+type Timescale = { usable: true } | { usable: false; why: string };
+
+/**
+ * Where TimescaleDB stands, from what any role may read: a managed database's role may not read
+ * shared_preload_libraries (superuser or pg_read_all_settings only). The preloaded library
+ * defines its own settings, which pg_settings lists (a setting only written in postgresql.conf,
+ * with no library defining it, is a placeholder pg_settings does not show). CREATE EXTENSION is
+ * tried only where the library is preloaded, since elsewhere TimescaleDB ends the session (FATAL);
+ * it is a trusted extension, so a role with CREATE on the database may create it, and one without
+ * is told so. Runs inside migrate()'s transaction: a refused CREATE is rolled back to a savepoint.
+ */
+async function timescale(c: pg.ClientBase): Promise<Timescale> {
+  const { rows } = await c.query<{ created: boolean; available: boolean; preloaded: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'timescaledb') AS created,
+            EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'timescaledb') AS available,
+            EXISTS (SELECT 1 FROM pg_settings WHERE name = 'timescaledb.max_background_workers') AS preloaded`,
   );
-  if (!avail.rowCount) return false;
-  await c.query('CREATE EXTENSION IF NOT EXISTS timescaledb');
-  return true;
+  const { created, available, preloaded } = rows[0]!;
+  if (!created && !available) return { usable: false, why: 'the timescaledb extension is not installed on this server' };
+  if (!preloaded) {
+    return {
+      usable: false,
+      why: `the server does not preload the timescaledb library (shared_preload_libraries)${created ? ', though the extension is created in this database' : ''}; a superuser can add it and restart the server`,
+    };
+  }
+  if (created) return { usable: true };
+  await c.query('SAVEPOINT weir_timescaledb');
+  try {
+    await c.query('CREATE EXTENSION IF NOT EXISTS timescaledb');
+    await c.query('RELEASE SAVEPOINT weir_timescaledb');
+    return { usable: true };
+  } catch (err) {
+    // 42501 insufficient_privilege: no CREATE on the database. Anything else is not ours to hide.
+    if ((err as { code?: unknown }).code !== '42501') throw err;
+    await c.query('ROLLBACK TO SAVEPOINT weir_timescaledb');
+    return {
+      usable: false,
+      why: `the timescaledb extension is available but this role could not create it (${(err as Error).message}); a superuser, or a role with CREATE on this database, can run CREATE EXTENSION timescaledb in it`,
+    };
+  }
 }
 
 function splitName(table: string): { schema: string | null; name: string } {
@@ -57,9 +89,10 @@ export async function applyHypertables(c: pg.ClientBase, tables: Readonly<Record
   const report: HypertableReport = { changed: [], notes: [] };
   const names = Object.keys(tables);
   if (names.length === 0) return report;
-  if (!(await extensionReady(c))) {
+  const tsdb = await timescale(c);
+  if (!tsdb.usable) {
     report.notes.push(
-      `the timescaledb extension is not available (or not in shared_preload_libraries): ${names.join(', ')} ${names.length === 1 ? 'stays a plain table' : 'stay plain tables'}; its hypertables settings are not applied`,
+      `TimescaleDB is not used: ${tsdb.why}: ${names.join(', ')} ${names.length === 1 ? 'stays a plain table' : 'stay plain tables'}; ${names.length === 1 ? 'its' : 'their'} hypertables settings are not applied`,
     );
     return report;
   }

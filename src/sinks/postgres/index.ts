@@ -20,7 +20,11 @@ export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
   count: (cfg, actions, ctx) => countPostgres(cfg, actions, ctx),
   sqlUrl: (cfg) => cfg.url,
   async migrate(cfg, opts) {
-    const r = await migrate(cfg.url, opts.dir ?? MIGRATIONS_DIR, cfg.hypertables ?? {});
+    const r = await migrate(cfg.url, opts.dir ?? MIGRATIONS_DIR, {
+      hypertables: cfg.hypertables,
+      connectTimeoutMs: cfg.connect_timeout_ms,
+      signal: opts.signal,
+    });
     return { target: redactUrl(cfg.url), applied: [...r.applied, ...r.changed], alreadyApplied: r.alreadyApplied.length, notes: r.notes };
   },
   verify: verifyPostgres,

@@ -1,13 +1,16 @@
 // What `weir check --connect` (and `weir run` at start) asks of a PostgreSQL sink: every action's
 // table exists, every mapped column exists and takes the values the rule's own test outputs put
-// into it, the role may insert, and the ledger and dead-letter tables are there. The types are
-// checked by the server itself: each sample value, shaped as the sink shapes it, is cast to the
-// column's type, so "wrong type" means exactly what an insert would refuse.
+// into it, the role may insert, the action's on_conflict has the unique key or constraint it
+// names, and the ledger and dead-letter tables are there. Types and conflict targets are checked
+// by the server itself: each sample value, shaped as the sink shapes it, is cast to the column's
+// type, and the insert with its ON CONFLICT is planned (EXPLAIN, nothing written), so a problem
+// means exactly what an insert would refuse.
 import pg from 'pg';
 import { compileTemplate } from '../../rules/index.js';
 import type { ActionToVerify, VerifyProblem } from '../types.js';
 import type { PostgresAction, PostgresConfig } from './spec.js';
-import { quoteIdent } from '../../sql/quote.js';
+import { quoteIdent, quoteTable } from '../../sql/quote.js';
+import { conflictTarget } from './conflict-target.js';
 import { LEDGER_TABLE, toColumnValue, type ColumnType } from './statements.js';
 
 interface Column extends ColumnType {
@@ -27,12 +30,33 @@ async function tableColumns(c: pg.ClientBase, table: string): Promise<Map<string
   return new Map(res.rows.map((r) => [r.name, { sql: r.type, category: r.cat, full: r.full }]));
 }
 
-/** A CREATE TABLE for an action's columns, with types guessed from their names and sample values. */
+/**
+ * A CREATE TABLE for an action's columns, with types guessed from their names and sample values,
+ * and the key its on_conflict needs: TimescaleDB takes a unique key only when it holds the time
+ * column, so create_hypertable is suggested only then.
+ */
 export function suggestTable(a: PostgresAction, samples: ReadonlyMap<string, unknown[]>): string {
-  const cols = Object.keys(a.columns).map((c) => `  ${quoteIdent(c)} ${guessType(c, samples.get(c) ?? [])}`);
-  const time = Object.keys(a.columns).find((c) => guessType(c, samples.get(c) ?? []) === 'timestamptz NOT NULL');
-  const hyper = time ? `\n-- with TimescaleDB:\nSELECT create_hypertable('${a.table}', by_range('${time}', INTERVAL '1 day'));` : '';
-  return `CREATE TABLE ${a.table} (\n${cols.join(',\n')}\n);${hyper}`;
+  const names = Object.keys(a.columns);
+  const types = new Map(names.map((c) => [c, guessType(c, samples.get(c) ?? [])]));
+  const lines = names.map((c) => `  ${quoteIdent(c)} ${types.get(c)}`);
+  const time = names.find((c) => types.get(c) === 'timestamptz NOT NULL');
+  const target = a.on_conflict ? conflictTarget(a.on_conflict) : ({ kind: 'none' } as const);
+  const notes: string[] = [];
+  let key: readonly string[] | undefined;
+  if (target.kind === 'columns' && target.columns?.every((c) => types.has(c))) {
+    key = target.columns;
+    lines.push(`  PRIMARY KEY (${key.map(quoteIdent).join(', ')})`);
+  } else if (target.kind === 'columns') {
+    notes.push(`-- on_conflict ${target.text} needs a unique index on exactly that; add it`);
+  } else if (target.kind === 'constraint') {
+    notes.push(`-- on_conflict names the constraint ${target.name}: add it, e.g. ALTER TABLE ${a.table} ADD CONSTRAINT ${target.name} UNIQUE (…);`);
+  }
+  if (time && key && !key.includes(time)) {
+    notes.push(`-- not a hypertable: TimescaleDB needs the time column (${time}) in every unique key, and on_conflict's (${key.join(', ')}) lacks it`);
+  } else if (time) {
+    notes.push(`-- with TimescaleDB:\nSELECT create_hypertable('${a.table}', by_range('${time}', INTERVAL '1 day'));`);
+  }
+  return [`CREATE TABLE ${a.table} (\n${lines.join(',\n')}\n);`, ...notes].join('\n');
 }
 
 function guessType(column: string, values: unknown[]): string {
@@ -46,6 +70,35 @@ function guessType(column: string, values: unknown[]): string {
   return 'text';
 }
 
+/**
+ * Plans the action's insert with its ON CONFLICT (EXPLAIN: nothing is written) and says what the
+ * server refuses: a column list no unique index or constraint has exactly (42P10), a constraint
+ * that is not there (42704), an UPDATE SET the table cannot take.
+ */
+async function conflictProblem(c: pg.ClientBase, a: PostgresAction, onConflict: string): Promise<VerifyProblem | undefined> {
+  const cols = Object.keys(a.columns);
+  try {
+    await c.query(
+      `EXPLAIN INSERT INTO ${quoteTable(a.table)} (${cols.map(quoteIdent).join(', ')}) VALUES (${cols.map(() => 'NULL').join(', ')}) ON CONFLICT ${onConflict}`,
+    );
+    return undefined;
+  } catch (err) {
+    const why = (err as Error).message;
+    const code = (err as { code?: unknown }).code;
+    const target = conflictTarget(onConflict);
+    if (code === '42P10' && target.kind === 'columns') {
+      return {
+        message: `on_conflict ${target.text}: table ${a.table} has no unique index or constraint on ${target.text}, so every insert would be refused (${why})`,
+        suggestion: target.columns ? `ALTER TABLE ${a.table} ADD UNIQUE (${target.columns.map(quoteIdent).join(', ')});` : undefined,
+      };
+    }
+    if (code === '42704' && target.kind === 'constraint') {
+      return { message: `on_conflict ${target.text}: table ${a.table} has no constraint ${target.name} (${why})` };
+    }
+    return { message: `on_conflict ${onConflict}: the server refuses it for table ${a.table} (${why})` };
+  }
+}
+
 function typeName(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
@@ -55,10 +108,11 @@ export async function verifyPostgres(cfg: PostgresConfig, actions: readonly Acti
   await c.connect();
   const problems: VerifyProblem[] = [];
   try {
-    const needInsert = async (table: string, who: string) => {
+    const needInsert = async (table: string, who: string): Promise<boolean> => {
       const ok = await c.query<{ ok: boolean }>("SELECT has_table_privilege($1, 'INSERT') AS ok", [table]);
       if (!ok.rows[0]?.ok)
         problems.push({ message: `${who}: role ${c.user ?? ''} may not insert into ${table}`, suggestion: `GRANT INSERT ON ${table} TO ${c.user ?? 'weir'};` });
+      return Boolean(ok.rows[0]?.ok);
     };
     for (const a of actions) {
       const s = a.settings as PostgresAction;
@@ -69,7 +123,12 @@ export async function verifyPostgres(cfg: PostgresConfig, actions: readonly Acti
         problems.push({ message: `${a.atKey(['table'])}: rule ${a.ruleId}: table ${s.table} does not exist`, suggestion: suggestTable(s, samples) });
         continue;
       }
-      await needInsert(s.table, `${a.at}: rule ${a.ruleId}`);
+      const mayInsert = await needInsert(s.table, `${a.at}: rule ${a.ruleId}`);
+      // The conflict target is planned only for an insert that could otherwise be: every column there.
+      if (mayInsert && s.on_conflict && [...samples.keys()].every((col) => cols.has(col))) {
+        const problem = await conflictProblem(c, s, s.on_conflict);
+        if (problem) problems.push({ ...problem, message: `${a.atKey(['on_conflict'])}: rule ${a.ruleId}: ${problem.message}` });
+      }
       for (const [col, values] of samples) {
         const type = cols.get(col);
         if (!type) {
