@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { testCommand } from '../src/cli/test.js';
 import { loadConfig } from '../src/config/load.js';
-import { createMetrics } from '../src/metrics/names.js';
+import { createMetrics, registerProcessMetrics } from '../src/metrics/names.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -236,7 +236,7 @@ test("Prometheus scrapes both replicas; Grafana has its datasource and a dashboa
   const rows = dash.panels.filter((p) => p.type === 'row').map((p) => p.title);
   for (const section of ['Ingest', 'Rules', 'Sinks', 'Latency', 'Dead letters', 'Reconciliation'])
     assert.ok(rows.includes(section), `dashboard row ${section}`);
-  const usedMetrics = new Set(dash.panels.flatMap((p) => (p.targets ?? []).flatMap((t) => t.expr.match(/\bweir_[a-z_]+/g) ?? [])));
+  const usedMetrics = new Set(dash.panels.flatMap((p) => (p.targets ?? []).flatMap((t) => t.expr.match(/\bweir_[a-z0-9_]+/g) ?? [])));
   for (const m of [
     'weir_rule_matched_total',
     'weir_sink_success_total',
@@ -272,10 +272,17 @@ interface Dashboard {
 }
 const readDashboard = () => JSON.parse(readFileSync(join(ROOT, 'docs/grafana/dashboards/weir.json'), 'utf8')) as Dashboard;
 
+/** The registry of a running weir: src/metrics/names.ts's metrics and the process's (CPU, memory, event loop). */
+function weirRegistry() {
+  const { registry } = createMetrics();
+  registerProcessMetrics(registry, '0.0.0-test');
+  return registry;
+}
+
 /** Every metric src/metrics/names.ts declares, with a histogram's series suffixes. */
 function metricsWeirDefines(): Set<string> {
   const known = new Set<string>();
-  for (const m of createMetrics().registry.getMetricsAsArray()) {
+  for (const m of weirRegistry().getMetricsAsArray()) {
     known.add(m.name);
     for (const suffix of ['_bucket', '_sum', '_count']) known.add(m.name + suffix);
   }
@@ -314,9 +321,9 @@ test('the Grafana dashboard imports into an existing Grafana: a DS_PROMETHEUS in
 test('the Grafana dashboard: instance, rule and sink variables filter every query, which use only metrics src/metrics/names.ts defines', () => {
   const dash = readDashboard();
   const known = metricsWeirDefines();
-  const registry = createMetrics().registry;
+  const registry = weirRegistry();
   const metricsIn = (expr: string, where: string) => {
-    const names = expr.match(/\bweir_[a-z_]+/g) ?? [];
+    const names = expr.match(/\bweir_[a-z0-9_]+/g) ?? [];
     for (const name of names) assert.ok(known.has(name), `${where}: ${name} is not a metric weir exports (src/metrics/names.ts)`);
     return names;
   };
@@ -334,7 +341,7 @@ test('the Grafana dashboard: instance, rule and sink variables filter every quer
       const names = metricsIn(t.expr, p.title);
       assert.ok(names.length > 0, `${p.title}: ${t.expr} queries no weir metric`);
       // each selector filters by the variables its metric has labels for
-      for (const m of t.expr.matchAll(/\b(weir_[a-z_]+)(\{[^}]*\})?/g)) {
+      for (const m of t.expr.matchAll(/\b(weir_[a-z0-9_]+)(\{[^}]*\})?/g)) {
         const labels =
           (registry.getSingleMetric(m[1]!.replace(/_(bucket|sum|count)$/, '')) as unknown as { labelNames: string[] } | undefined)?.labelNames ?? [];
         const sel = m[2] ?? '';

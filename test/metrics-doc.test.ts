@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
-import { createMetrics, registerProcessMetrics } from '../src/metrics/names.js';
+import { createMetrics, DEAD_LETTER_REASONS, registerProcessMetrics } from '../src/metrics/names.js';
 import { ROOT } from './harness/weir.js';
 
 /** The first two columns of each row of docs/metrics.md's tables: metric name(s) → labels. */
@@ -48,4 +48,16 @@ test('every metric a running weir registers is in docs/metrics.md with its label
     const metric = registry.getSingleMetric(m.name) as unknown as { labelNames: string[] };
     assert.deepEqual([...metric.labelNames].sort(), [...doc.get(m.name)!].sort(), `labels of ${m.name}`);
   }
+});
+
+test('weir_dead_letter_total is exported at 0 for each reason from the start, and docs/metrics.md names the same reasons', async () => {
+  const registry = new Registry();
+  createMetrics(registry);
+  const text = await registry.metrics();
+  for (const reason of DEAD_LETTER_REASONS) assert.match(text, new RegExp(`^weir_dead_letter_total\\{reason="${reason}"\\} 0$`, 'm'), reason);
+  const row = readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('| `weir_dead_letter_total`'))!;
+  const documentedReasons = [...row.split('|')[3]!.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+  assert.deepEqual(documentedReasons, [...DEAD_LETTER_REASONS]);
 });

@@ -42,7 +42,7 @@ export const runCommand: Command = {
     if ('exit' in p) return p.exit;
     const cfg = loadOrReport(p.values.config);
     if (!cfg) return 1;
-    const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel);
+    const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel, 1, cfg.logFormat);
     const session = p.values.transient ? 'transient' : 'persistent';
     let runtime: Runtime;
     try {

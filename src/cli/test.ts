@@ -2,8 +2,8 @@
 // print a pass/fail table. Needs no broker and no sink. Each file is read as `weir check` reads it
 // (its schema, so a misspelt `expect:` key fails), and each test's event is made as `weir run`
 // makes a received message's, with weir.yaml's broker settings when there is one (test-event.ts).
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, relative } from 'node:path';
 import { ConfigErrors, readEventSettings, ruleFilesIn } from '../config/load.js';
 import { ruleErrorAt } from '../config/rule-error-at.js';
 import { BrokerSpec, RuleFileSpec, type RuleFileConfig } from '../config/schema.js';
@@ -15,9 +15,10 @@ import { runRuleTests, type EventMaker, type RuleTestSpec } from '../rules/rule-
 import { Value } from '@sinclair/typebox/value';
 import { CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';
+import { junitXml, type JunitCase, type JunitSuite } from './junit.js';
 import { testEventMaker } from './test-event.js';
 
-const HELP = `usage: weir test [--config FILE] [PATH ...]
+const HELP = `usage: weir test [--config FILE] [--junit FILE] [PATH ...]
 
 Runs the tests: of each rule file (default: ./rules, with its subfolders). A PATH is a rule file or
 a directory of them. Each test's event is made as weir run makes a received message's, with the
@@ -26,59 +27,78 @@ per test and exits 1 if any test fails or a file cannot be read.
 
   -c, --config FILE   weir.yaml whose broker settings make the events (default: ./weir.yaml when it
                       exists; without one, the defaults: clientid only as a test's event gives it)
+      --junit FILE    also write the results as a JUnit XML report, for CI systems: one testsuite
+                      per rule file, one testcase per test, each failure with its message
 `;
 
 export const testCommand: Command = {
   summary: "run the rule files' tests: offline",
   async run(args) {
-    const p = parse(args, CONFIG_OPTION, HELP, true);
+    const p = parse(args, { ...CONFIG_OPTION, junit: { type: 'string' } }, HELP, true);
     if ('exit' in p) return p.exit;
     const eventOf = eventMaker(p.values.config);
     if (!eventOf) return 1;
     const paths = p.positionals.length ? p.positionals : ['rules'];
-    let passed = 0;
-    let failed = 0;
-    for (const file of paths.flatMap((x) => {
+    const suites: JunitSuite[] = [];
+    for (const x of paths) {
+      let files: string[];
       try {
-        return statSync(x).isDirectory() ? ruleFilesIn(x) : [x];
+        files = statSync(x).isDirectory() ? ruleFilesIn(x) : [x];
       } catch (err) {
         process.stderr.write(`error: ${x}: ${errorText(err)}\n`);
-        failed++;
-        return [];
-      }
-    })) {
-      const name = relative(process.cwd(), file);
-      const read = readRuleFile(name, file);
-      if ('problem' in read) {
-        process.stdout.write(`FAIL  ${read.problem}\n`);
-        failed++;
+        suites.push({ name: x, cases: [{ name: x, error: `cannot read: ${errorText(err)}` }], seconds: 0 });
         continue;
       }
-      const { src, rule } = read;
-      const tests = rule.tests ?? [];
-      if (!tests.length) {
-        process.stdout.write(`----  ${name}: no tests\n`);
-        continue;
-      }
-      // A rule that does not compile fails every test for one reason, said once, at the place in
-      // the file weir check names.
-      const notCompiled = compileError(src, rule);
-      if (notCompiled) {
-        process.stdout.write(`FAIL  ${notCompiled}\n      ${tests.length} test(s) not run: the rule does not compile\n`);
-        failed += tests.length;
-        continue;
-      }
-      const spec: RuleTestSpec = { sql: rule.sql, jsonata: rule.jsonata, filters: rule.from, tests };
-      for (const r of await runRuleTests(spec, rule.id, eventOf)) {
-        if (r.pass) passed++;
-        else failed++;
-        process.stdout.write(`${r.pass ? 'PASS' : 'FAIL'}  ${name} #${r.index + 1} ${r.name}${r.pass ? '' : `\n      ${r.message}`}\n`);
+      for (const file of files) suites.push(await testFile(file, eventOf));
+    }
+    const cases = suites.flatMap((s) => s.cases);
+    const passed = cases.filter((c) => c.failure === undefined && c.error === undefined).length;
+    const failed = cases.length - passed;
+    process.stdout.write(`${passed} passed, ${failed} failed\n`);
+    if (p.values.junit !== undefined) {
+      try {
+        mkdirSync(dirname(p.values.junit), { recursive: true });
+        writeFileSync(p.values.junit, junitXml(suites));
+      } catch (err) {
+        process.stderr.write(`error: --junit ${p.values.junit}: ${errorText(err)}\n`);
+        return 1;
       }
     }
-    process.stdout.write(`${passed} passed, ${failed} failed\n`);
     return failed ? 1 : 0;
   },
 };
+
+/** Runs one rule file's tests, printing a line per test; its results for the JUnit report. */
+async function testFile(file: string, eventOf: EventMaker): Promise<JunitSuite> {
+  const started = performance.now();
+  const name = relative(process.cwd(), file);
+  const suite = (cases: JunitCase[]): JunitSuite => ({ name, cases, seconds: (performance.now() - started) / 1000 });
+  const read = readRuleFile(name, file);
+  if ('problem' in read) {
+    process.stdout.write(`FAIL  ${read.problem}\n`);
+    return suite([{ name, error: read.problem }]);
+  }
+  const { src, rule } = read;
+  const tests = rule.tests ?? [];
+  if (!tests.length) {
+    process.stdout.write(`----  ${name}: no tests\n`);
+    return suite([]);
+  }
+  // A rule that does not compile fails every test for one reason, said once, at the place in
+  // the file weir check names.
+  const notCompiled = compileError(src, rule);
+  if (notCompiled) {
+    process.stdout.write(`FAIL  ${notCompiled}\n      ${tests.length} test(s) not run: the rule does not compile\n`);
+    return suite(tests.map((t, i) => ({ name: `#${i + 1} ${t.name ?? `test ${i + 1}`}`, error: notCompiled })));
+  }
+  const spec: RuleTestSpec = { sql: rule.sql, jsonata: rule.jsonata, filters: rule.from, tests };
+  const cases: JunitCase[] = [];
+  for (const r of await runRuleTests(spec, rule.id, eventOf)) {
+    process.stdout.write(`${r.pass ? 'PASS' : 'FAIL'}  ${name} #${r.index + 1} ${r.name}${r.pass ? '' : `\n      ${r.message}`}\n`);
+    cases.push(r.pass ? { name: `#${r.index + 1} ${r.name}` } : { name: `#${r.index + 1} ${r.name}`, failure: r.message });
+  }
+  return suite(cases);
+}
 
 /** The event maker of weir.yaml's broker settings, or of the defaults without a weir.yaml. */
 function eventMaker(config: string | undefined): EventMaker | undefined {

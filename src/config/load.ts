@@ -60,6 +60,7 @@ export interface WeirConfig {
   readonly http: WeirFileConfig['http'];
   readonly deadLetter: WeirFileConfig['dead_letter'];
   readonly logLevel: string;
+  readonly logFormat: WeirFileConfig['log_format'];
   readonly migrateOnStart: boolean;
   readonly node: string;
   readonly rulesDir: string;
@@ -167,6 +168,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     http,
     deadLetter: cfg.dead_letter,
     logLevel: cfg.log_level,
+    logFormat: cfg.log_format,
     migrateOnStart: cfg.migrate_on_start,
     node: cfg.node,
     rulesDir,

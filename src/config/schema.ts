@@ -159,6 +159,11 @@ export const WeirSpec = Type.Object(
       ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info' },
     ),
+    log_format: Type.Union([Type.Literal('json'), Type.Literal('pretty')], {
+      default: 'json',
+      description:
+        'json: one JSON object per line, for a log collector. pretty: one readable line per entry for a terminal (time, level, message, then key=value fields; the level coloured on a terminal unless NO_COLOR is set).',
+    }),
     migrate_on_start: Type.Boolean({
       default: false,
       description:

@@ -16,13 +16,13 @@ import { appendFile, open } from 'node:fs/promises';
 import type { RetryConfig } from '../config/common-spec.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics/names.js';
+import type { DeadLetterReason, Metrics } from '../metrics/names.js';
 import { backoffMs, sleep } from '../retry/backoff.js';
 import type { OutputRecord, RuleEvent } from '../rules/types.js';
 import type { DeadLetter, ErrorClass, ReplayOrigin, Sink } from '../sinks/types.js';
 
 /** The dead letter of one message (and the output it produced, when there was one). */
-export function letterFor(event: RuleEvent, why: { ruleId: string; sink: string; reason: string; error: string; record?: OutputRecord }): DeadLetter {
+export function letterFor(event: RuleEvent, why: { ruleId: string; sink: string; reason: DeadLetterReason; error: string; record?: OutputRecord }): DeadLetter {
   return {
     ...why,
     record: why.record,

@@ -75,6 +75,8 @@ export class MqttSession {
   private refused = false;
   /** Whether a connection that goes quiet gets one more connection (see watchQuiet): not after one that brought nothing. */
   private knockAgain = true;
+  /** The connection being replaced was closed by the quiet watch: its reconnect is logged as that one line. */
+  private quietKnock = false;
   private quietTimer: NodeJS.Timeout | undefined;
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -307,7 +309,10 @@ export class MqttSession {
       },
     );
     this.window = window;
-    this.log.info({ client_id: this.clientId, session_present: sessionPresent }, 'connected to broker');
+    // A quiet knock's reconnect was said in one line when it knocked; the rest of it is debug.
+    const knocked = this.quietKnock;
+    this.quietKnock = false;
+    this.log[knocked ? 'debug' : 'info']({ client_id: this.clientId, session_present: sessionPresent }, 'connected to broker');
     this.events.onState?.(true);
     this.takeover.connected();
     this.watchStable(sock);
@@ -336,7 +341,9 @@ export class MqttSession {
     // Subscribing again is harmless when the session kept the subscriptions, and restores them
     // when it did not (session expired, broker restarted without persistence).
     if (this.filters.size) {
-      this.subscribe([...this.filters]).catch((err: Error) => this.log.error({ client_id: this.clientId, err: err.message }, 'subscribe failed'));
+      this.subscribe([...this.filters], knocked ? 'debug' : 'info').catch((err: Error) =>
+        this.log.error({ client_id: this.clientId, err: err.message }, 'subscribe failed'),
+      );
     }
     for (const w of this.connectedWaiters.splice(0)) w();
   }
@@ -359,10 +366,12 @@ export class MqttSession {
     const since = Date.now();
     this.quietTimer = setInterval(
       () => {
-        if (this.socket !== sock || this.state !== 'connected') return clearInterval(this.quietTimer);
+        // Stopping (reading paused): the broker redelivers what is left to the next start.
+        if (this.socket !== sock || this.state !== 'connected' || this.readingStopped) return clearInterval(this.quietTimer);
         if (!this.knockAgain || Date.now() - Math.max(since, this.lastReceivedAt) < ms || (this.window?.held ?? 0) > 0) return;
         clearInterval(this.quietTimer);
         this.knockAgain = false;
+        this.quietKnock = true;
         this.log.info({ client_id: this.clientId, quiet_ms: ms }, 'connection went quiet; reconnecting in case the broker holds its queue');
         sock.destroy();
       },
@@ -411,7 +420,11 @@ export class MqttSession {
     const wasConnected = this.state === 'connected';
     const closing = this.state === 'closing' || this.state === 'closed';
     const takenOver = wasConnected && !closing ? this.takeover.ended(this.brokerEnd ?? { by: 'weir' }) : undefined;
-    if (!wasConnected) this.takeover.failed();
+    if (!wasConnected) {
+      this.takeover.failed();
+      // An attempt after the knock failed: the connection that comes is an outage's end, said at info.
+      this.quietKnock = false;
+    }
     // While the session is taken over, weir waits ever longer rather than take it back at once.
     const delay = closing ? 0 : this.takeover.takenOver ? this.takeover.delay() : this.reconnectDelay();
     if (takenOver) {
@@ -421,12 +434,21 @@ export class MqttSession {
         `session taken over by another client with client id ${this.clientId}: each weir process needs its own broker.client_id (docs/operations.md, "Broker sessions"); backing off`,
       );
     } else if (wasConnected) {
-      this.log.warn({ client_id: this.clientId, unacked_abandoned: abandoned }, 'disconnected from broker');
+      this.log[this.quietKnock ? 'debug' : 'warn']({ client_id: this.clientId, unacked_abandoned: abandoned }, 'disconnected from broker');
     }
     if (wasConnected) this.events.onState?.(false);
     if (closing) return;
+    // Stopping (weir run's shutdown paused reading): a new connection would only subscribe and read
+    // again; what was unacked is redelivered to the next start.
+    if (this.readingStopped) {
+      this.state = 'idle';
+      return;
+    }
     this.state = 'connecting';
-    this.reconnectTimer = setTimeout(() => this.open(), delay);
+    this.reconnectTimer = setTimeout(() => {
+      if (this.readingStopped) this.state = 'idle';
+      else this.open();
+    }, delay);
   }
 
   /** While taken over: a connection that stays up for STABLE_MS ends the takeover (session-takeover.ts). */
@@ -478,7 +500,7 @@ export class MqttSession {
     });
   }
 
-  private subscribe(filters: string[]): Promise<void> {
+  private subscribe(filters: string[], level: 'info' | 'debug' = 'info'): Promise<void> {
     const v5 = this.cfg.protocol_version === 5;
     return this.request(
       {
@@ -488,7 +510,7 @@ export class MqttSession {
         subscriptions: filters.map((topic) => (v5 ? { topic, qos: 1 as const, rh: 1, rap: false, nl: false } : { topic, qos: 1 as const })),
       },
       `SUBSCRIBE ${filters.join(', ')}`,
-    ).then(() => this.log.info({ client_id: this.clientId, filters }, 'subscribed'));
+    ).then(() => this.log[level]({ client_id: this.clientId, filters }, 'subscribed'));
   }
 
   private unsubscribe(filters: string[]): Promise<void> {

@@ -7,7 +7,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { RuleConfig } from '../config/load.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
-import { ruleCounters, type Metrics, type RuleCounters } from '../metrics/names.js';
+import { ruleCounters, type DeadLetterReason, type Metrics, type RuleCounters } from '../metrics/names.js';
 import { createMessageContext, rawPayloadOf, type MessageContext } from '../rules/index.js';
 import type { EvalResult, RuleEvent } from '../rules/types.js';
 import type { DeadLetter } from '../sinks/types.js';
@@ -153,7 +153,7 @@ export class Pipeline {
   }
 
   /** Counts a rule's failure on a message and dead-letters the message, held in `settlement` until that is durable. */
-  private ruleFailed(rule: LiveRule, event: RuleEvent, reason: string, error: string, settlement: Settlement): void {
+  private ruleFailed(rule: LiveRule, event: RuleEvent, reason: DeadLetterReason, error: string, settlement: Settlement): void {
     const id = rule.cfg.id;
     rule.counters.failed.inc();
     rule.counters.failedException.inc();

@@ -11,7 +11,7 @@ import PQueue from 'p-queue';
 import type { SinkConfig } from '../config/load.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
-import { actionCounters, type ActionCounters, type Metrics, type RuleCounters } from '../metrics/names.js';
+import { actionCounters, type ActionCounters, type DeadLetterReason, type Metrics, type RuleCounters } from '../metrics/names.js';
 import { backoffMs, fatalBackoffMs, sleep } from '../retry/backoff.js';
 import type { OutputRecord } from '../rules/types.js';
 import type { BoundAction, ErrorClass, Sink, SinkInput, WriteResult } from '../sinks/types.js';
@@ -82,6 +82,9 @@ export class SinkRunner {
     this.name = cfg.name;
     this.queue = new PQueue({ concurrency: cfg.max_in_flight });
     this.health = new SinkHealth(this.name, log, metrics.sinkUp.labels(this.name));
+    // Exported from the start (count 0), as the counters are: a rate over them is 0, not empty.
+    metrics.batchLatency.zero({ sink: this.name });
+    metrics.batchSize.zero({ sink: this.name });
   }
 
   get ready(): boolean {
@@ -267,7 +270,7 @@ export class SinkRunner {
     }
   }
 
-  private async deadLetter(entries: Entry[], reason: string, err: unknown, wasInflight = false): Promise<void> {
+  private async deadLetter(entries: Entry[], reason: DeadLetterReason, err: unknown, wasInflight = false): Promise<void> {
     const error = errorText(err);
     const letters = entries.map((e) =>
       letterFor(e.event, { ruleId: e.ruleId, sink: this.name, reason, error, record: e.record ?? describe(e.action.bound, e.item) }),

@@ -3,9 +3,32 @@
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { sampledGauge, tallyCounter, tallyGauge } from './tally.js';
 
+/**
+ * Why a message became a dead letter: the values of weir_dead_letter_total's `reason` label. Each
+ * is exported at 0 from the start, so that a dashboard's stat shows 0 rather than "No data" and an
+ * alert on an increase sees the first letter (a series that appears at 1 has no increase to see).
+ */
+export const DEAD_LETTER_REASONS = [
+  /** The payload is not JSON (or not what the rule's FROM decodes). */
+  'invalid_payload',
+  /** Larger than broker.max_payload_bytes. */
+  'payload_too_large',
+  /** The rule's SQL or JSONata threw on this message. */
+  'rule_exception',
+  /** The sink refused the item for good (a constraint, a type). */
+  'rejected',
+  /** The output could not be encoded for the sink (a schema, a template). */
+  'encode_error',
+  /** The sink's retry.max_attempts ran out. */
+  'retries_exhausted',
+] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+
 export function createMetrics(registry = new Registry()) {
   const c = (name: string, help: string, labelNames: string[]) => tallyCounter(registry, name, help, labelNames);
   const g = (name: string, help: string, labelNames: string[]) => tallyGauge(registry, name, help, labelNames);
+  const deadLetters = c('weir_dead_letter_total', 'Dead letters stored, by reason.', ['reason']);
+  for (const reason of DEAD_LETTER_REASONS) deadLetters.labels(reason);
   return {
     registry,
     // Ingest, per MQTT connection (label `connection` = its client id).
@@ -73,7 +96,7 @@ export function createMetrics(registry = new Registry()) {
       'Rule reloads rejected (an invalid edit); the running rules stayed. /rules shows the last one.',
       [],
     ),
-    deadLetters: c('weir_dead_letter_total', 'Dead letters stored, by reason.', ['reason']),
+    deadLetters,
     deadLetterReduced: c('weir_dead_letter_reduced_total', 'Dead letters the store refused whole, stored again with the record as JSON text.', []),
     deadLetterFallback: c('weir_dead_letter_fallback_total', 'Dead letters the store refused even reduced, written to the local fallback file.', []),
   };

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { publishBuild } from './build-cache.js';
 import { tempDir } from './process.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -54,12 +55,7 @@ export async function builtMosquitto(): Promise<string> {
     const partial = `${cache}.partial-${process.pid}`;
     mkdirSync(partial, { recursive: true });
     renameSync(join(work, top, 'src', 'mosquitto'), join(partial, 'mosquitto'));
-    try {
-      renameSync(partial, cache);
-    } catch (err) {
-      rmSync(partial, { recursive: true, force: true });
-      if (!existsSync(bin)) throw err;
-    }
+    publishBuild(partial, cache, bin);
     return bin;
   } finally {
     rmSync(work, { recursive: true, force: true });
