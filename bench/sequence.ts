@@ -5,9 +5,13 @@
 // check's one statement timed 3 times (median) over the whole table, over a since/until window
 // of the middle half and over one of 1%. Fails unless the missing counts are exactly the holes made (those
 // the method can see: every hole is inside a device's run). Writes bench/results/sequence.json.
+// Each case is timed twice over, runs interleaved so that a load spike hits both alike: the
+// statement without staleness (as it was before issue 35) and with it (lag(ts) and the median gap
+// per key). Then staleness is checked exact once: to 20 s after the last sample (999 s, never a
+// hole), every device is 21 intervals of 1 s silent, stale, with 20 messages estimated missing.
 import { join } from 'node:path';
 import pg from 'pg';
-import { checkSequence, planSequence, type SequenceResult, type TimeRange } from '../src/reconcile/sequence.js';
+import { checkSequence, planSequence, type SequencePlan, type SequenceResult, type TimeRange } from '../src/reconcile/sequence.js';
 import { migrate } from '../src/sinks/postgres/migrate.js';
 import { freshDatabase, startPostgres } from '../test/harness/postgres.js';
 import { ROOT } from '../test/harness/weir.js';
@@ -47,18 +51,33 @@ function expectedMissing(from: number, to: number): { missing: number; keys: num
   return { missing, keys };
 }
 
-async function timed(client: pg.Client, range: TimeRange): Promise<{ ms: number[]; median_s: number; result: SequenceResult; plan: string }> {
-  const plan = await planSequence(client, { table: 'telemetry', key: 'device_id', seq: 'seq' }, range);
-  const shape = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${plan.sql}`, plan.params);
-  const ms: number[] = [];
-  let result: SequenceResult | undefined;
+interface Timing {
+  ms: number[];
+  median_s: number;
+  result: SequenceResult;
+  plan: string;
+}
+
+/** The statement without staleness and with it over one range, RUNS times each, interleaved. */
+async function timed(client: pg.Client, range: TimeRange): Promise<{ before: Timing; stale: Timing }> {
+  const spec = { table: 'telemetry', key: 'device_id', seq: 'seq' };
+  const plans = { before: await planSequence(client, spec, range, null), stale: await planSequence(client, spec, range) };
+  const shape = async (plan: SequencePlan) =>
+    scanPath(
+      (await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${plan.sql}`, plan.params)).rows[0]!['QUERY PLAN'][0]!.Plan,
+    );
+  const ms = { before: [] as number[], stale: [] as number[] };
+  const results: Partial<Record<'before' | 'stale', SequenceResult>> = {};
   for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    result = await checkSequence(client, plan);
-    ms.push(Math.round(performance.now() - t0));
+    for (const v of ['before', 'stale'] as const) {
+      const t0 = performance.now();
+      results[v] = await checkSequence(client, plans[v]);
+      ms[v].push(Math.round(performance.now() - t0));
+    }
   }
-  const median = [...ms].sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
-  return { ms, median_s: median / 1000, result: result!, plan: scanPath(shape.rows[0]!['QUERY PLAN'][0]!.Plan) };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(RUNS / 2)]! / 1000;
+  const timing = async (v: 'before' | 'stale'): Promise<Timing> => ({ ms: ms[v], median_s: median(ms[v]), result: results[v]!, plan: await shape(plans[v]) });
+  return { before: await timing('before'), stale: await timing('stale') };
 }
 
 interface PlanNode {
@@ -110,47 +129,55 @@ export async function benchSequence(): Promise<object> {
       const wantFull = expectedMissing(0, SEQS);
       const wantWindow = expectedMissing(WINDOW.from, WINDOW.to);
       const wantShort = expectedMissing(SHORT.from, SHORT.to);
-      const cases = [
-        {
-          case: 'whole table',
-          rows: full.result.rows,
-          missing: full.result.missing,
-          'keys with gaps': full.result.keysWithGaps,
-          'median s': full.median_s,
-          'runs ms': full.ms.join(' '),
-          plan: full.plan,
-        },
-        {
-          case: `ts in [${WINDOW.from} s, ${WINDOW.to} s)`,
-          rows: window.result.rows,
-          missing: window.result.missing,
-          'keys with gaps': window.result.keysWithGaps,
-          'median s': window.median_s,
-          'runs ms': window.ms.join(' '),
-          plan: window.plan,
-        },
-        {
-          case: `ts in [${SHORT.from} s, ${SHORT.to} s)`,
-          rows: short.result.rows,
-          missing: short.result.missing,
-          'keys with gaps': short.result.keysWithGaps,
-          'median s': short.median_s,
-          'runs ms': short.ms.join(' '),
-          plan: short.plan,
-        },
-      ];
-      printTable(cases);
+      const row = (name: string, t: Timing) => ({
+        case: name,
+        rows: t.result.rows,
+        missing: t.result.missing,
+        'keys with gaps': t.result.keysWithGaps,
+        'stale keys': t.result.staleness?.staleKeys ?? '-',
+        'median s': t.median_s,
+        'runs ms': t.ms.join(' '),
+        plan: t.plan,
+      });
+      const windowName = `ts in [${WINDOW.from} s, ${WINDOW.to} s)`;
+      const shortName = `ts in [${SHORT.from} s, ${SHORT.to} s)`;
+      printTable([
+        row('whole table, before', full.before),
+        row('whole table, with staleness', full.stale),
+        row(`${windowName}, before`, window.before),
+        row(`${windowName}, with staleness`, window.stale),
+        row(`${shortName}, before`, short.before),
+        row(`${shortName}, with staleness`, short.stale),
+      ]);
+      // Staleness exact: to 20 s after the last sample, every device 21 s (intervals) silent.
+      const TAIL_S = 20;
+      const t2 = performance.now();
+      const tail = await checkSequence(client, await planSequence(client, { table: 'telemetry', key: 'device_id', seq: 'seq' }, { until: at(SEQS + TAIL_S) }));
+      const tailMs = Math.round(performance.now() - t2);
+      const z = tail.staleness!;
+      process.stdout.write(`  staleness to ${at(SEQS + TAIL_S)}: ${z.staleKeys} stale keys, ${z.missing} estimated missing (${tailMs} ms, one run)\n`);
       const problems = [
-        full.result.missing !== holes && `whole table: ${full.result.missing} missing found, ${holes} holes made`,
-        full.result.missing !== wantFull.missing && `whole table: ${full.result.missing} missing, expected ${wantFull.missing}`,
-        full.result.keysWithGaps !== wantFull.keys && `whole table: ${full.result.keysWithGaps} keys with gaps, expected ${wantFull.keys}`,
-        full.result.duplicates !== 0 && `whole table: ${full.result.duplicates} duplicates, none made`,
-        full.result.runs !== DEVICES && `whole table: ${full.result.runs} runs, expected one per device`,
-        window.result.missing !== wantWindow.missing && `window: ${window.result.missing} missing, expected ${wantWindow.missing}`,
-        short.result.missing !== wantShort.missing && `short window: ${short.result.missing} missing, expected ${wantShort.missing}`,
+        ...[full.before, full.stale].flatMap((t) => [
+          t.result.missing !== holes && `whole table: ${t.result.missing} missing found, ${holes} holes made`,
+          t.result.missing !== wantFull.missing && `whole table: ${t.result.missing} missing, expected ${wantFull.missing}`,
+          t.result.keysWithGaps !== wantFull.keys && `whole table: ${t.result.keysWithGaps} keys with gaps, expected ${wantFull.keys}`,
+          t.result.duplicates !== 0 && `whole table: ${t.result.duplicates} duplicates, none made`,
+          t.result.runs !== DEVICES && `whole table: ${t.result.runs} runs, expected one per device`,
+        ]),
+        ...[window.before, window.stale].map(
+          (t) => t.result.missing !== wantWindow.missing && `window: ${t.result.missing} missing, expected ${wantWindow.missing}`,
+        ),
+        ...[short.before, short.stale].map(
+          (t) => t.result.missing !== wantShort.missing && `short window: ${t.result.missing} missing, expected ${wantShort.missing}`,
+        ),
+        window.stale.result.staleness?.staleKeys !== 0 && `window: ${window.stale.result.staleness?.staleKeys} stale keys, none expected (silent 1-2 s)`,
+        short.stale.result.staleness?.staleKeys !== 0 && `short window: ${short.stale.result.staleness?.staleKeys} stale keys, none expected`,
+        (z.keysTimed !== DEVICES || z.staleKeys !== DEVICES) && `tail: ${z.staleKeys} stale of ${z.keysTimed} timed, expected all ${DEVICES}`,
+        z.missing !== DEVICES * TAIL_S && `tail: ${z.missing} estimated missing, expected ${DEVICES * TAIL_S}`,
       ].filter(Boolean);
       if (problems.length) throw new Error(`sequence bench: wrong counts:\n${problems.join('\n')}`);
-      process.stdout.write(`  counts exact: ${holes} holes made, ${full.result.missing} missing found\n`);
+      process.stdout.write(`  counts exact: ${holes} holes made, ${full.stale.result.missing} missing found; staleness exact\n`);
+      const figures = (t: Timing) => ({ median_s: t.median_s, runs_ms: t.ms, rows: t.result.rows, missing: t.result.missing, plan: t.plan });
       const result = {
         bench: 'sequence',
         command: `${process.env.BENCH_SEQ_ROWS ? `BENCH_SEQ_ROWS=${process.env.BENCH_SEQ_ROWS} ` : ''}npm run bench -- sequence`,
@@ -164,25 +191,10 @@ export async function benchSequence(): Promise<object> {
         vacuum_analyze_s: Number(vacuumS.toFixed(1)),
         table_and_indexes_mb: Math.round(Number(stored!.bytes) / 2 ** 20),
         runs: RUNS,
-        whole_table: { median_s: full.median_s, runs_ms: full.ms, missing: full.result.missing, keys_with_gaps: full.result.keysWithGaps, plan: full.plan },
-        window: {
-          since: at(WINDOW.from),
-          until: at(WINDOW.to),
-          median_s: window.median_s,
-          runs_ms: window.ms,
-          rows: window.result.rows,
-          missing: window.result.missing,
-          plan: window.plan,
-        },
-        short_window: {
-          since: at(SHORT.from),
-          until: at(SHORT.to),
-          median_s: short.median_s,
-          runs_ms: short.ms,
-          rows: short.result.rows,
-          missing: short.result.missing,
-          plan: short.plan,
-        },
+        whole_table: { before: { ...figures(full.before), keys_with_gaps: full.before.result.keysWithGaps }, with_staleness: figures(full.stale) },
+        window: { since: at(WINDOW.from), until: at(WINDOW.to), before: figures(window.before), with_staleness: figures(window.stale) },
+        short_window: { since: at(SHORT.from), until: at(SHORT.to), before: figures(short.before), with_staleness: figures(short.stale) },
+        staleness_exact: { until: at(SEQS + TAIL_S), stale_keys: z.staleKeys, estimated_missing: z.missing, ms: tailMs },
       };
       writeResult('sequence', result);
       return result;

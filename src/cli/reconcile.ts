@@ -2,19 +2,19 @@
 // and, with --sequence, when no device's sequence numbers have gaps; 1 for a real difference only,
 // so that a script can tell it from 3, a count that could not be read (a database down is an
 // outage to report, never a difference of NaN).
-import { fetchMetrics, type InstanceMetrics } from '../reconcile/metrics.js';
+import { fetchMetrics, type InstanceMetrics, METRICS_TIMEOUT_MS } from '../reconcile/metrics.js';
 import { reconcile, type ReconcileReport } from '../reconcile/reconcile.js';
 import { brokerCounts, type BrokerCounts } from '../reconcile/broker-counts.js';
-import { parseSequenceSpec, type SequenceResult, type SequenceSpec } from '../reconcile/sequence.js';
+import { DEFAULT_STALE_AFTER, parseSequenceSpec, type SequenceResult, type SequenceSpec } from '../reconcile/sequence.js';
 import { prepareSequence, type SequenceTargets } from '../reconcile/sequence-target.js';
 import { errorText, WeirError } from '../errors.js';
 import { redactUrl } from '../log.js';
-import { CONFIG_HELP, CONFIG_OPTION, parse, usageError } from './args.js';
+import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError } from './args.js';
 import { columns } from './columns.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';
 
-const HELP = `usage: weir reconcile [--config FILE] [--metrics URL ...] [--sequence SPEC ...] [--broker] [--json]
+const HELP = `usage: weir reconcile [--config FILE] [--metrics URL ...] [--sequence SPEC ...] [--stale-after N] [--broker] [--json]
 
 For each rule and sink: what weir received, matched, passed, stored and dead-lettered, beside
 the sink's own count and the difference. PostgreSQL tables are checked against weir_ledger,
@@ -26,6 +26,13 @@ with --metrics (valid when only weir writes the topic and no instance restarted)
 numbers missing from the table, in the key's time order. A lower seq than the row before
 starts a new run (a restart or a wrap-around); gaps are counted inside each run, so a loss at
 the start of a run cannot be seen (docs/operations.md).
+A loss at the end is seen as silence: per key, the time since its last row (to --until, else
+the database's now()) against the key's usual interval (the median gap between its rows); a key
+silent for more than N intervals is stale, with floor(silence / interval) - 1 messages estimated
+missing. Reported always; with --stale-after given, a stale key exits 1 as a gap does.
+With --metrics, what each replica holds per connection (received, not yet settled) and how long
+its oldest unacked message has waited; a replica that does not answer within
+${METRICS_TIMEOUT_MS / 1000} s (stopped, or its event loop stuck) could not be read: exit 3.
 Exits 0 when every difference is 0 and no sequence number is missing, 1 when one is not (the
 differing lines and the gaps are listed), 2 on bad usage, 3 when something could not be
 compared: a --metrics URL, a sink's database or the broker could not be read (named; the sink's
@@ -36,6 +43,8 @@ ${CONFIG_HELP}  -m, --metrics URL   a running instance's /metrics (repeat for ea
   --sequence TABLE:KEY_COLUMN:SEQ_COLUMN[:TIME_COLUMN]
                       check a table's sequence numbers (repeatable); without TIME_COLUMN the
                       table's ts column if it has one, else order by seq alone
+  --stale-after N     a key silent for more than N of its usual intervals is stale, and
+                      exits 1 (default: ${DEFAULT_STALE_AFTER}, reported only)
   --since TIME        only rows with time >= TIME (ISO 8601, or any PostgreSQL timestamptz)
   --until TIME        only rows with time < TIME
   --sink NAME         the postgres sink whose database --sequence reads (default: the one
@@ -52,6 +61,7 @@ const OPTIONS = {
   ...CONFIG_OPTION,
   metrics: { type: 'string', short: 'm', multiple: true },
   sequence: { type: 'string', multiple: true },
+  'stale-after': numberOption({ unit: 'intervals', min: 0, aboveMin: true, fraction: true }),
   since: { type: 'string' },
   until: { type: 'string' },
   sink: { type: 'string' },
@@ -67,19 +77,25 @@ export const reconcileCommand: Command = {
     const v = p.values;
     const specs = sequenceSpecs(v.sequence as unknown as string[] | undefined, v);
     if (typeof specs === 'string') return usageError(specs, HELP);
+    const staleAfter = v['stale-after'];
     const cfg = loadOrReport(v.config);
     if (!cfg) return UNREAD;
     const urls = (v.metrics as unknown as string[] | undefined) ?? [];
     let metrics: InstanceMetrics | undefined;
-    try {
-      metrics = urls.length ? await fetchMetrics(urls) : undefined;
-    } catch (err) {
-      process.stderr.write(`error: reading --metrics ${redactUrl(errorText(err))}\n`);
-      return UNREAD;
+    if (urls.length) {
+      const read = await fetchMetrics(urls);
+      if (!read.ok) {
+        // A replica that does not answer may be the one holding messages: nothing is reconciled.
+        for (const u of read.unread) process.stderr.write(`error: reading --metrics ${u.url}: ${redactUrl(u.error)}\n`);
+        const text = `not reconciled: could not read ${read.unread.map((u) => u.url).join(', ')}`;
+        process.stdout.write(v.json ? `${JSON.stringify({ ok: false, metricsUnread: read.unread }, null, 2)}\n` : `${text}\n`);
+        return UNREAD;
+      }
+      metrics = read.metrics;
     }
     let targets: SequenceTargets | undefined;
     try {
-      targets = specs.length ? await prepareSequence(cfg, specs, { since: v.since, until: v.until }, v.sink) : undefined;
+      targets = specs.length ? await prepareSequence(cfg, specs, { since: v.since, until: v.until }, v.sink, staleAfter) : undefined;
     } catch (err) {
       // A spec the table contradicts is bad usage; a database that cannot be reached is not.
       if (err instanceof WeirError) return usageError(err.message, HELP);
@@ -115,10 +131,18 @@ export const reconcileCommand: Command = {
     }
     if (tty) process.stderr.write('\r\x1b[K');
     const gaps = sequence.filter((s) => s.missing > 0);
-    const ok = report.ok && gaps.length === 0;
+    const stale = sequence.filter((s) => s.staleness && s.staleness.staleKeys > 0);
+    // Stale keys are a finding only when asked for: silence may be a device switched off.
+    const failStale = staleAfter !== undefined && stale.length > 0;
+    const ok = report.ok && gaps.length === 0 && !failStale;
     if (p.values.json)
-      process.stdout.write(`${JSON.stringify({ ...report, ok, ...(targets ? { sequence } : {}), ...(broker ? { broker: broker.values } : {}) }, null, 2)}\n`);
-    else process.stdout.write(table(report) + (targets ? sequenceTables(sequence) : '') + (broker ? brokerTable(broker) : ''));
+      process.stdout.write(
+        `${JSON.stringify({ ...report, ok, ...(metrics ? { held: metrics.held } : {}), ...(targets ? { sequence } : {}), ...(broker ? { broker: broker.values } : {}) }, null, 2)}\n`,
+      );
+    else
+      process.stdout.write(
+        table(report) + (metrics ? heldTable(metrics) : '') + (targets ? sequenceTables(sequence) : '') + (broker ? brokerTable(broker) : ''),
+      );
     for (const l of report.lines.filter((x) => x.difference !== undefined && x.difference !== 0)) {
       process.stderr.write(
         `DIFFERENCE rule ${l.rule} → ${l.sink} (${l.target}): sink has ${l.sinkCount ?? '?'}, weir stored ${l.weirCount ?? '?'}, difference ${l.difference}${l.note ? ` — ${redactUrl(l.note)}` : ''}\n`,
@@ -127,15 +151,19 @@ export const reconcileCommand: Command = {
     for (const l of report.lines.filter((x) => x.unread !== undefined))
       process.stderr.write(`error: could not read the count of sink ${l.sink}: ${redactUrl(l.unread!)}\n`);
     for (const g of gaps) process.stderr.write(`GAPS: ${g.table}: ${plural(g.missing, 'missing sequence number')} over ${plural(g.keysWithGaps, 'key')}\n`);
+    for (const z of stale)
+      process.stderr.write(
+        `STALE: ${z.table}: ${plural(z.staleness!.staleKeys, 'key')} silent for more than ${z.staleness!.staleAfter} intervals, about ${plural(z.staleness!.missing, 'message')} expected and missing\n`,
+      );
     // A difference is a finding whatever else could not be read; an unread count alone is not one.
-    if (report.differs || gaps.length) return 1;
+    if (report.differs || gaps.length || failStale) return 1;
     return report.unread.length ? UNREAD : 0;
   },
 };
 
-/** The --sequence specs, or the usage error; --since, --until and --sink only mean something with them. */
-function sequenceSpecs(texts: string[] | undefined, v: { since?: string; until?: string; sink?: string }): SequenceSpec[] | string {
-  const given = (['since', 'until', 'sink'] as const).filter((o) => v[o] !== undefined);
+/** The --sequence specs, or the usage error; --since, --until, --sink and --stale-after only mean something with them. */
+function sequenceSpecs(texts: string[] | undefined, v: { since?: string; until?: string; sink?: string; 'stale-after'?: number }): SequenceSpec[] | string {
+  const given = (['since', 'until', 'sink', 'stale-after'] as const).filter((o) => v[o] !== undefined);
   if (!texts?.length) return given.length ? `--${given[0]} applies to --sequence, and none was given` : [];
   try {
     return texts.map(parseSequenceSpec);
@@ -192,8 +220,78 @@ function sequenceTables(results: SequenceResult[]): string {
     const spec = [s.table, s.key, s.seq, ...(s.time ? [s.time] : [])].join(':');
     out += `worst keys of ${spec} (${plural(s.keysWithGaps, 'key')} with gaps):\n${columns(['key', 'rows', 'missing', 'duplicates', 'runs', 'first missing'], worst, 'lrrrrl', '  ')}`;
   }
+  out += stalenessTables(results);
   const gaps = results.filter((s) => s.missing > 0).length;
   return out + (gaps ? 'GAPS in the sequence numbers\n' : 'no gaps in the sequence numbers\n');
+}
+
+/** Silence at the tail: per table the keys judged and stale, then the stalest keys. */
+function stalenessTables(results: SequenceResult[]): string {
+  const judged = results.filter((s) => s.staleness);
+  if (!judged.length) return '';
+  const z0 = judged[0]!.staleness!;
+  const head = ['table', 'keys timed', `stale (> ${z0.staleAfter} intervals)`, 'estimated missing'];
+  const rows = judged.map((s) => [s.table, ...[s.staleness!.keysTimed, s.staleness!.staleKeys, s.staleness!.missing].map(String)]);
+  let out = `\nsilence at the tail, per key against its usual interval (the median gap between its rows), to ${z0.now}:\n${columns(head, rows, 'lrrr')}`;
+  for (const s of judged) {
+    const z = s.staleness!;
+    if (!z.stalest.length) continue;
+    const spec = [s.table, s.key, s.seq, s.time].join(':');
+    const keys = z.stalest.map((k) => [
+      k.key ?? 'NULL',
+      String(k.rows),
+      k.lastAt,
+      duration(k.silenceS),
+      duration(k.intervalS),
+      (k.silenceS / k.intervalS).toFixed(1),
+      String(k.missing),
+    ]);
+    out += `stalest keys of ${spec} (${plural(z.staleKeys, 'key')} stale):\n${columns(
+      ['key', 'rows', 'last row', 'silent for', 'usual interval', 'intervals', 'estimated missing'],
+      keys,
+      'lrlrrrr',
+      '  ',
+    )}`;
+  }
+  const stale = judged.filter((s) => s.staleness!.staleKeys > 0).length;
+  return out + (stale ? 'STALE keys: silent for longer than they usually are\n' : 'no stale keys\n');
+}
+
+/** Seconds as a person reads them: 0.5 s, 42 s, 3 min 20 s, 2 h 5 min, 3 d 4 h. */
+function duration(s: number): string {
+  if (s < 10) return `${Number(s.toFixed(1))} s`;
+  if (s < 60) return `${Math.round(s)} s`;
+  const units: Array<[string, number]> = [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['min', 60],
+    ['s', 1],
+  ];
+  const i = units.findIndex(([, n]) => s >= n);
+  const [[a, an], [b, bn]] = [units[i]!, units[i + 1]!];
+  const whole = Math.floor(s / an);
+  const rest = Math.floor((s - whole * an) / bn);
+  return rest ? `${whole} ${a} ${rest} ${b}` : `${whole} ${a}`;
+}
+
+/** What each replica holds, per connection: received and not settled, and the oldest unacked's wait. */
+function heldTable(m: InstanceMetrics): string {
+  if (!m.held.length) return '';
+  const fmt = (v: number | undefined, f: (n: number) => string = String) => (v === undefined ? '-' : f(v));
+  const rows = m.held.map((h) => [
+    h.instance,
+    h.connection,
+    h.connected === undefined ? '-' : h.connected ? 'yes' : 'no',
+    fmt(h.held),
+    fmt(h.oldestUnackedS, (n) => (n === 0 ? '-' : duration(n))),
+  ]);
+  const total = m.held.reduce((a, h) => a + (h.held ?? 0), 0);
+  return `\nheld by weir (received, not yet stored or dead-lettered), per connection:\n${columns(
+    ['instance', 'connection', 'connected', 'held', 'oldest unacked waited'],
+    rows,
+    'lllrr',
+    '  ',
+  )}  ${plural(total, 'message')} held in all\n`;
 }
 
 /** The broker's $SYS values: shown beside weir's counts, never compared (broker-wide, reset at its start). */

@@ -48,6 +48,9 @@ export class BrokerConnections {
         },
         mode,
       );
+      // Read at scrape time from the session's ack window, which knows them already.
+      metrics.ingestHeld.sample([id], () => session.held);
+      metrics.ingestOldestUnackedAge.sample([id], () => session.oldestUnackedAge());
       this.sessions.push(session);
     }
   }

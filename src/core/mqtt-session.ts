@@ -111,6 +111,16 @@ export class MqttSession {
     return this.window?.size ?? 0;
   }
 
+  /** Messages received and not settled yet: unacked, and held without an ack until stored. */
+  get held(): number {
+    return this.window?.held ?? 0;
+  }
+
+  /** Seconds the oldest unacked message has waited for its PUBACK; 0 when none (or not connected). */
+  oldestUnackedAge(now?: number): number {
+    return this.window?.oldestUnackedAge(now) ?? 0;
+  }
+
   /** While another client holds this session's client id: how weir knows (session-takeover.ts). */
   get takenOver(): string | undefined {
     return this.takeover.takenOver;
@@ -391,7 +401,7 @@ export class MqttSession {
       };
     }
     const window = this.window!;
-    const settlement = window.admit(p.qos, p.messageId, this.cfg.ack === 'on_receive');
+    const settlement = window.admit(p.qos, p.messageId, this.cfg.ack === 'on_receive', now);
     if (window.full) sock.pause();
     this.handler(msg, settlement);
   }

@@ -1,7 +1,7 @@
 // Every metric weir exports, declared once, in EMQX's words. docs/metrics.md documents the same
 // table; test/metrics-doc.test.ts keeps the two in step (names and labels).
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { tallyCounter, tallyGauge } from './tally.js';
+import { sampledGauge, tallyCounter, tallyGauge } from './tally.js';
 
 /**
  * Why a message became a dead letter: the values of weir_dead_letter_total's `reason` label. Each
@@ -36,6 +36,18 @@ export function createMetrics(registry = new Registry()) {
     ingestAcked: c('weir_ingest_acked_total', 'QoS 1 messages PUBACKed to the broker.', ['connection']),
     ingestAbandoned: c('weir_ingest_abandoned_total', 'Unacked messages left behind when a connection dropped; the broker redelivers them.', ['connection']),
     ingestUnacked: g('weir_ingest_unacked', 'Messages received and not yet acked.', ['connection']),
+    ingestHeld: sampledGauge(
+      registry,
+      'weir_ingest_held',
+      'Messages received and not settled yet (outputs not all stored or dead-lettered): unacked, and QoS 0 / ack: on_receive ones still being stored.',
+      ['connection'],
+    ),
+    ingestOldestUnackedAge: sampledGauge(
+      registry,
+      'weir_ingest_oldest_unacked_age_seconds',
+      'Seconds the oldest message not yet acked has waited for its PUBACK; 0 when none.',
+      ['connection'],
+    ),
     ingestConnected: g('weir_ingest_connected', '1 while the connection is up.', ['connection']),
     ingestSessionTakenOver: c(
       'weir_ingest_session_taken_over_total',

@@ -27,13 +27,15 @@ export interface TallyFamily {
   inc(n?: number): void;
 }
 
-function family(labelNames: string[], tallies: Map<string, Tally>): TallyFamily {
+/** `created` is told of each tally when it is first made (a gauge samples it from then on). */
+function family(labelNames: string[], tallies: Map<string, Tally>, created?: (values: string[], t: Tally) => void): TallyFamily {
   const labels = (...values: string[]): Tally => {
     const key = values.join('\u0000');
     let t = tallies.get(key);
     if (!t) {
       t = new Tally(Object.fromEntries(labelNames.map((n, i) => [n, values[i] ?? ''])));
       tallies.set(key, t);
+      created?.(values, t);
     }
     return t;
   };
@@ -58,16 +60,36 @@ export function tallyCounter(registry: Registry, name: string, help: string, lab
   return family(labelNames, tallies);
 }
 
+/** A gauge kept as tallies: each one is sampled at the scrape (sampledGauge). */
 export function tallyGauge(registry: Registry, name: string, help: string, labelNames: string[]): TallyFamily {
-  const tallies = new Map<string, Tally>();
+  const gauge = sampledGauge(registry, name, help, labelNames);
+  return family(labelNames, new Map(), (values, t) => gauge.sample(values, () => t.value));
+}
+
+/** A gauge read from its source when Prometheus scrapes (a size or an age the code already knows). */
+export interface SampledGaugeFamily {
+  /** Reads `read()` for these label values (in labelNames order) at every scrape, from now on. */
+  sample(values: string[], read: () => number): void;
+}
+
+/**
+ * A gauge with nothing to update on the hot path: each label set's value is read from its source
+ * in the scrape's synchronous pass, like the tallies, so it belongs to the same snapshot.
+ */
+export function sampledGauge(registry: Registry, name: string, help: string, labelNames: string[]): SampledGaugeFamily {
+  const sources = new Map<string, { labels: Record<string, string>; read: () => number }>();
   new Gauge({
     name,
     help,
     labelNames,
     registers: [registry],
     collect() {
-      for (const t of tallies.values()) this.set(t.labels, t.value);
+      for (const s of sources.values()) this.set(s.labels, s.read());
     },
   });
-  return family(labelNames, tallies);
+  return {
+    sample(values, read) {
+      sources.set(values.join('\u0000'), { labels: Object.fromEntries(labelNames.map((n, i) => [n, values[i] ?? ''])), read });
+    },
+  };
 }

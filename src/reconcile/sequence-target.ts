@@ -30,7 +30,13 @@ export function sequenceSink(cfg: WeirConfig, table: string, name?: string): Sin
 }
 
 /** Connects to each spec's sink (once per sink) and plans each check; closes them on failure. */
-export async function prepareSequence(cfg: WeirConfig, specs: readonly SequenceSpec[], range: TimeRange, sinkName?: string): Promise<SequenceTargets> {
+export async function prepareSequence(
+  cfg: WeirConfig,
+  specs: readonly SequenceSpec[],
+  range: TimeRange,
+  sinkName?: string,
+  staleAfter?: number,
+): Promise<SequenceTargets> {
   const clients = new Map<string, pg.Client>();
   const close = async () => {
     await Promise.all([...clients.values()].map((c) => c.end().catch(() => undefined)));
@@ -47,7 +53,7 @@ export async function prepareSequence(cfg: WeirConfig, specs: readonly SequenceS
           throw new Error(`sink ${sink.name}: cannot connect to PostgreSQL: ${errorText(err)}`, { cause: err });
         });
       }
-      plans.push({ client, plan: await planSequence(client, spec, range) });
+      plans.push({ client, plan: await planSequence(client, spec, range, staleAfter) });
     }
   } catch (err) {
     await close();

@@ -17,6 +17,17 @@
 // max − min + 1 − distinct, without a DISTINCT. What this cannot see: a loss at the start of a
 // run (the first messages after a restart: the run starts at whatever arrived first), at the end
 // of the last run, or across a wrap; and with --since/--until, a loss at the window's edges.
+//
+// The end of the last run is what staleness is for: a device whose last messages were lost (a
+// replica killed with them in its session, a weir frozen while the broker held them) leaves no
+// gap, only silence. With a timestamp column the same statement also takes lag(time) over the
+// same window (no second sort) and, per key, its usual interval — the median of the gaps between
+// its consecutive rows, so that an outage in its history does not stretch it — and its silence,
+// now minus its last row ("now" is --until when given, else the database's now()). A key silent
+// for more than N of its intervals (--stale-after, default 10) is stale, and about
+// floor(silence / interval) − 1 of its messages are expected and missing: the −1 leaves room for
+// the one that may be on its way. A key needs two rows at different times to have an interval;
+// one without is not judged.
 import type pg from 'pg';
 import { WeirError } from '../errors.js';
 import { quoteIdent, quoteTable } from '../sql/quote.js';
@@ -44,6 +55,8 @@ export interface SequencePlan {
   readonly time: string | null;
   readonly since?: Date;
   readonly until?: Date;
+  /** Silences longer than this many of a key's intervals are stale; null: no timestamp column to judge by. */
+  readonly staleAfter: number | null;
   readonly sql: string;
   readonly params: string[];
 }
@@ -58,6 +71,33 @@ export interface SequenceKey {
   ranges: number;
   /** The first holes in the key's order, [first missing, last missing]. */
   firstMissing: Array<[number, number]>;
+}
+
+/** A key silent for longer than --stale-after of its usual intervals. */
+export interface StaleKey {
+  key: string | null;
+  rows: number;
+  /** Its last row's time (ISO 8601). */
+  lastAt: string;
+  silenceS: number;
+  /** The median gap between its consecutive rows. */
+  intervalS: number;
+  /** Messages expected since its last row and not stored: floor(silence / interval) − 1. */
+  missing: number;
+}
+
+/** Silence at the tail of each key, against the key's own usual interval. */
+export interface Staleness {
+  /** The time silences are measured to: --until, else the database's now() (ISO 8601). */
+  now: string;
+  staleAfter: number;
+  /** Keys with an interval (two rows or more, at different times): the ones judged. */
+  keysTimed: number;
+  staleKeys: number;
+  /** Summed over the stale keys. */
+  missing: number;
+  /** Up to WORST_KEYS stale keys, the longest silent (in intervals) first. */
+  stalest: StaleKey[];
 }
 
 export interface SequenceResult {
@@ -75,9 +115,13 @@ export interface SequenceResult {
   keysWithGaps: number;
   /** Up to WORST_KEYS keys with missing numbers, most missing first. */
   worst: SequenceKey[];
+  /** null without a timestamp column (nothing to measure a silence by). */
+  staleness: Staleness | null;
 }
 
 export const WORST_KEYS = 10;
+/** --stale-after's default: silent for more than 10 of its usual intervals. */
+export const DEFAULT_STALE_AFTER = 10;
 /** Holes listed per worst key: enough to start looking, bounded whatever the table holds. */
 const FIRST_RANGES = 3;
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
@@ -95,8 +139,17 @@ export function parseSequenceSpec(text: string): SequenceSpec {
   return time === undefined ? { table, key, seq } : { table, key, seq, time };
 }
 
-/** Checks the spec against the table's columns and the range's times; builds the statement. */
-export async function planSequence(client: pg.Client, spec: SequenceSpec, range: TimeRange = {}): Promise<SequencePlan> {
+/**
+ * Checks the spec against the table's columns and the range's times; builds the statement.
+ * staleAfter: how many of its intervals a key may be silent (DEFAULT_STALE_AFTER when omitted);
+ * null leaves staleness out (the statement as it was before, which the benchmark times beside it).
+ */
+export async function planSequence(
+  client: pg.Client,
+  spec: SequenceSpec,
+  range: TimeRange = {},
+  staleAfter: number | null = DEFAULT_STALE_AFTER,
+): Promise<SequencePlan> {
   const columns = await tableColumns(client, spec.table);
   const column = (name: string, role: string) => {
     const c = columns.get(name);
@@ -125,9 +178,21 @@ export async function planSequence(client: pg.Client, spec: SequenceSpec, range:
   const where = [`${quoteIdent(spec.seq)} IS NOT NULL`];
   // The bound in the column's own type, so that an index on the column can serve it.
   if (range.since !== undefined) where.push(`${quoteIdent(time!)} >= CAST($${params.push(range.since)}::timestamptz AS ${timeType!.type})`);
-  if (range.until !== undefined) where.push(`${quoteIdent(time!)} < CAST($${params.push(range.until)}::timestamptz AS ${timeType!.type})`);
-  const sql = sequenceSql({ table: spec.table, key: spec.key, seq: spec.seq, time }, where);
-  return { table: spec.table, key: spec.key, seq: spec.seq, time, since, until, sql, params };
+  const untilParam = range.until === undefined ? undefined : `$${params.push(range.until)}::timestamptz`;
+  if (untilParam) where.push(`${quoteIdent(time!)} < CAST(${untilParam} AS ${timeType!.type})`);
+  // Silence is measured on timestamps only (a date column's difference is days, a number's unknown).
+  let stale: StaleSql | null = null;
+  if (staleAfter !== null && timeType?.type.startsWith('timestamp')) {
+    stale = { now: `CAST(${untilParam ?? 'now()'} AS ${timeType.type})`, after: `$${params.push(String(staleAfter))}::float8` };
+  }
+  const sql = sequenceSql({ table: spec.table, key: spec.key, seq: spec.seq, time }, where, stale);
+  return { table: spec.table, key: spec.key, seq: spec.seq, time, since, until, staleAfter: stale ? staleAfter : null, sql, params };
+}
+
+/** The staleness part of the statement: "now" in the time column's type, and N (both SQL expressions). */
+export interface StaleSql {
+  readonly now: string;
+  readonly after: string;
 }
 
 /**
@@ -139,13 +204,37 @@ export async function planSequence(client: pg.Client, spec: SequenceSpec, range:
  * 8.9-10.3 s). A since/until window filters before the window function: a short one is read
  * through the ts index and sorted (1% of 10M rows: 0.4 s), a long one from the primary key.
  */
-export function sequenceSql(c: { table: string; key: string; seq: string; time: string | null }, where: string[]): string {
+export function sequenceSql(c: { table: string; key: string; seq: string; time: string | null }, where: string[], stale: StaleSql | null = null): string {
   const [k, s] = [quoteIdent(c.key), quoteIdent(c.seq)];
   const t = c.time === null ? null : quoteIdent(c.time);
   const order = t ? `${t}, ${s}` : s;
   const gap = 'seq > prev + 1';
+  // Staleness (see the header): lag(time) over the same window; per key its last row, its silence
+  // and the median of its gaps (an ordered-set aggregate: PostgreSQL sorts each key's gaps in
+  // memory; the rows are not sorted again); the totals and the stalest keys from the per-key rows.
+  // 10M rows: 13.3 s with it, 10.8 s without, interleaved in one run at load 9-15 (benchmarks.md).
+  const isStale = stale ? `silence_s > ${stale.after} * interval_s` : '';
+  const estimate = 'greatest(floor(silence_s / interval_s) - 1, 0)';
+  // A plan with staleness always has a time column (planSequence).
+  const lagTime = stale && t ? `, lag(${t}) OVER w AS prev_at` : '';
+  const perKeyTime = stale
+    ? `,
+    max(at)::timestamptz AS last_at,
+    extract(epoch FROM ${stale.now} - max(at)) AS silence_s,
+    extract(epoch FROM percentile_cont(0.5) WITHIN GROUP (ORDER BY at - prev_at) FILTER (WHERE at > prev_at)) AS interval_s`
+    : '';
+  const totalsTime = stale
+    ? `,
+  CAST(${stale.now} AS timestamptz) AS now_at,
+  count(*) FILTER (WHERE interval_s IS NOT NULL) AS keys_timed,
+  count(*) FILTER (WHERE ${isStale}) AS stale_keys,
+  coalesce(sum(${estimate}) FILTER (WHERE ${isStale}), 0) AS stale_missing,
+  (SELECT coalesce(json_agg(z), '[]') FROM (
+     SELECT k AS key, rows, last_at, silence_s, interval_s, ${estimate} AS missing
+     FROM per_key WHERE ${isStale} ORDER BY silence_s / interval_s DESC, k LIMIT ${WORST_KEYS}) z) AS stalest`
+    : '';
   return `WITH ordered AS (
-  SELECT ${k} AS key, ${s} AS seq, lag(${s}) OVER w AS prev${t ? `, ${t} AS at` : ''}
+  SELECT ${k} AS key, ${s} AS seq, lag(${s}) OVER w AS prev${t ? `, ${t} AS at` : ''}${lagTime}
   FROM ${quoteTable(c.table)}
   WHERE ${where.join(' AND ')}
   WINDOW w AS (PARTITION BY ${k} ORDER BY ${order} ROWS UNBOUNDED PRECEDING)
@@ -156,7 +245,7 @@ export function sequenceSql(c: { table: string; key: string; seq: string; time: 
     count(*) FILTER (WHERE seq = prev) AS duplicates,
     coalesce(sum(seq - prev - 1) FILTER (WHERE ${gap}), 0) AS missing,
     count(*) FILTER (WHERE ${gap}) AS ranges,
-    (array_agg(json_build_array(prev + 1, seq - 1) ORDER BY ${t ? 'at, seq' : 'seq'}) FILTER (WHERE ${gap}))[1:${FIRST_RANGES}] AS first_missing
+    (array_agg(json_build_array(prev + 1, seq - 1) ORDER BY ${t ? 'at, seq' : 'seq'}) FILTER (WHERE ${gap}))[1:${FIRST_RANGES}] AS first_missing${perKeyTime}
   FROM ordered
   GROUP BY key
 )
@@ -168,13 +257,44 @@ SELECT count(*) AS keys,
   count(*) FILTER (WHERE missing > 0) AS keys_with_gaps,
   (SELECT coalesce(json_agg(w), '[]') FROM (
      SELECT k AS key, rows, missing, duplicates, runs, ranges, to_json(first_missing) AS first_missing
-     FROM per_key WHERE missing > 0 ORDER BY missing DESC, k LIMIT ${WORST_KEYS}) w) AS worst
+     FROM per_key WHERE missing > 0 ORDER BY missing DESC, k LIMIT ${WORST_KEYS}) w) AS worst${totalsTime}
 FROM per_key`;
 }
 
 export async function checkSequence(client: pg.Client, plan: SequencePlan): Promise<SequenceResult> {
-  type Row = { keys: string; rows: string; missing: string; duplicates: string; runs: string; keys_with_gaps: string; worst: Array<Record<string, unknown>> };
+  type Row = {
+    keys: string;
+    rows: string;
+    missing: string;
+    duplicates: string;
+    runs: string;
+    keys_with_gaps: string;
+    worst: Array<Record<string, unknown>>;
+    now_at?: Date;
+    keys_timed?: string;
+    stale_keys?: string;
+    stale_missing?: string;
+    stalest?: Array<Record<string, unknown>>;
+  };
   const [r] = (await client.query<Row>(plan.sql, plan.params)).rows;
+  const staleness: Staleness | null =
+    plan.staleAfter === null
+      ? null
+      : {
+          now: r!.now_at!.toISOString(),
+          staleAfter: plan.staleAfter,
+          keysTimed: Number(r!.keys_timed),
+          staleKeys: Number(r!.stale_keys),
+          missing: Number(r!.stale_missing),
+          stalest: r!.stalest!.map((z) => ({
+            key: z.key as string | null,
+            rows: Number(z.rows),
+            lastAt: new Date(z.last_at as string).toISOString(),
+            silenceS: Number(z.silence_s),
+            intervalS: Number(z.interval_s),
+            missing: Number(z.missing),
+          })),
+        };
   return {
     table: plan.table,
     key: plan.key,
@@ -197,6 +317,7 @@ export async function checkSequence(client: pg.Client, plan: SequencePlan): Prom
       ranges: Number(w.ranges),
       firstMissing: ((w.first_missing as Array<[number, number]> | null) ?? []).map(([a, b]) => [Number(a), Number(b)]),
     })),
+    staleness,
   };
 }
 

@@ -176,3 +176,22 @@ test('an admitted message is acked only when the last hold of its settlement is 
   held.release();
   assert.equal(w.held, 0, 'and gives it back when settled');
 });
+
+test("the oldest unacked message's wait: from the first slot not yet acked, 0 when none", async () => {
+  const { socket, acks } = recordingSocket();
+  const w = new AckWindow(10, socket, () => {});
+  const t0 = Date.now();
+  assert.equal(w.oldestUnackedAge(t0), 0, 'nothing held');
+  const first = w.admit(1, 1, false, t0);
+  const second = w.admit(1, 2, false, t0 + 3_000);
+  w.admit(0, undefined, false, t0 + 4_000); // QoS 0: held, but no PUBACK waits for it
+  assert.ok(Math.abs(w.oldestUnackedAge(t0 + 10_000) - 10) <= 0.1, `${w.oldestUnackedAge(t0 + 10_000)}`);
+  second.release(); // settled out of order: the first still waits, and so does its PUBACK
+  await tick();
+  assert.ok(Math.abs(w.oldestUnackedAge(t0 + 10_000) - 10) <= 0.1);
+  first.release();
+  await tick();
+  assert.deepEqual(acks(), [1, 2]);
+  assert.equal(w.oldestUnackedAge(t0 + 10_000), 0, 'both acked');
+  assert.equal(w.held, 1, 'the QoS 0 message is still held');
+});

@@ -11,10 +11,10 @@
 //   phase 3  its database stops taking connections, a message held    WeirAcksStalled, WeirSinkDown
 //   phase 4  phase 3's scrape with SYNTHETIC values where no test here can drive weir: another
 //            client takes a session (the counter comes with branch clifix: made up while this
-//            weir does not export it), one connection down, 1,700 unacked, RSS 1 GiB, event-loop
-//            lag p99 2 s (phases 0-3 cap the machine's own lag at 0.1 s)
+//            weir does not export it), one connection down, 1,700 unacked, the oldest unacked 600 s,
+//            RSS 1 GiB, event-loop lag p99 2 s (phases 0-3 cap the machine's own lag at 0.1 s)
 //                                   + WeirSessionTakenOver, WeirBrokerDisconnected, WeirUnackedHigh,
-//                                     WeirMemoryHigh, WeirEventLoopLag
+//                                     WeirOldestUnackedStuck, WeirMemoryHigh, WeirEventLoopLag
 //   phase 5  no scrapes (`up` 0, every series gone)    WeirDown only
 //
 // Each phase is 20 one-minute samples of its scrape (counters as scraped, so an increase between
@@ -169,6 +169,7 @@ function phasesOf(driven: Scrape[]): Array<{ up: number; scrape: Scrape }> {
   );
   synthetic.set(`weir_ingest_connected{connection="${c1}"}`, 0);
   synthetic.set(`weir_ingest_unacked{connection="${c0}"}`, 1700);
+  synthetic.set(`weir_ingest_oldest_unacked_age_seconds{connection="${c0}"}`, 600);
   synthetic.set('weir_process_resident_memory_bytes', 1024 ** 3);
   synthetic.set(LAG, 2);
   return [...scrapes.map((scrape) => ({ up: 1, scrape })), { up: 1, scrape: synthetic }, { up: 0, scrape: new Map() }];
@@ -240,6 +241,7 @@ test('each alert fires in the states of a running weir it is for, and only there
       WeirSessionTakenOver: [{ ...i, connection: c0, severity: 'critical' }],
       WeirBrokerDisconnected: [{ ...i, connection: c1, severity: 'critical' }],
       WeirUnackedHigh: [{ ...i, connection: c0, severity: 'warning' }],
+      WeirOldestUnackedStuck: [{ ...i, connection: c0, severity: 'critical' }],
       WeirMemoryHigh: [{ ...i, severity: 'warning' }],
       WeirEventLoopLag: [{ ...i, severity: 'warning' }],
     },
