@@ -21,7 +21,7 @@ export function testEventMaker(broker: BrokerConfig, node: string): (fields: Rec
     const userProps = (plain.pub_props as Record<string, unknown> | undefined)?.['User-Property'];
     const msg: InboundMessage = {
       topic: plain.topic,
-      payload: typeof plain.payload === 'string' ? Buffer.from(plain.payload) : Buffer.from(plain.payload),
+      payload: Buffer.from(plain.payload as string | Uint8Array),
       qos: plain.qos === 0 || plain.qos === 2 ? plain.qos : 1,
       retain: flags.retain === true,
       dup: flags.dup === true,
