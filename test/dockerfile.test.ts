@@ -17,7 +17,7 @@ import { parse as parseYaml } from 'yaml';
 import { demoPackagesMissing } from '../src/cli/demo.js';
 import { httpSection } from '../src/cli/health.js';
 import { loadConfig, type WeirConfig } from '../src/config/load.js';
-import { besideConfig, deadLetterPlace } from '../src/core/dead-letter-place.js';
+import { besideConfig, deadLetterPlace } from '../src/dead-letters/place.js';
 import { certificates } from './harness/certificates.js';
 import { tempDir } from './harness/process.js';
 import { ROOT, shippedNodeFlags, startWeir, type WeirProcess } from './harness/weir.js';

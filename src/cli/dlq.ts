@@ -4,7 +4,7 @@
 import type { WeirConfig } from '../config/load.js';
 import { narrows, type LetterFilter, type LetterStore } from '../dead-letters/letter-store.js';
 import { openLetterStore } from '../dead-letters/open-store.js';
-import { replay } from '../dead-letters/replay.js';
+import { replay } from './dlq-replay.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
 import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError, type Parsed } from './args.js';

@@ -18,7 +18,7 @@
 // HeapNumber per message) that stays one for 3.4 years of connection.
 import type { Socket } from 'node:net';
 import type { RuleCounters } from '../metrics/names.js';
-import type { DeadLetter } from '../sinks/types.js';
+import type { DeadLetter } from '../dead-letters/letter.js';
 
 export class AckWindow {
   /** Arrival order; an acked slot's place is emptied, so the slot dies young (see flush). */

@@ -17,7 +17,8 @@ import type { OutputRecord } from '../rules/types.js';
 import type { BoundAction, ErrorClass, Sink, SinkInput, WriteResult } from '../sinks/types.js';
 import type { ItemWaiter, RuleAction } from './ack-path.js';
 import { Batcher } from './batcher.js';
-import { letterFor, type DeadLetterQueue } from './dead-letter.js';
+import { letterFor } from '../dead-letters/letter.js';
+import type { DeadLetterQueue } from './dead-letter-queue.js';
 import { SinkHealth, type SinkHealthStatus } from './sink-health.js';
 
 /**

@@ -15,9 +15,8 @@
 import { createHash } from 'node:crypto';
 import { open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { appendSynced, letterLine } from '../core/dead-letter.js';
+import { appendSynced, letterLine, type DeadLetter } from './letter.js';
 import { WeirError } from '../errors.js';
-import type { DeadLetter } from '../sinks/types.js';
 import { asLetterJson, letterFromJson } from './letter-json.js';
 import { matches, type LetterFilter, type LetterStore, type LetterSummary, type ReplayMark, type StoredLetter } from './letter-store.js';
 

@@ -1,4 +1,4 @@
-// A dead letter as JSON, as core/dead-letter.ts letterLine() writes it: a line of the JSON-lines
+// A dead letter as JSON, as dead-letters/letter.ts letterLine() writes it: a line of the JSON-lines
 // file, or the value of a record in a dead-letter topic. Read back here for both stores.
 import type { ReplayMark, StoredLetter } from './letter-store.js';
 

@@ -3,7 +3,8 @@
 // implement it: the PostgreSQL table (src/sinks/postgres/letter-store.ts, offered by the sink
 // type), the JSON-lines file (file-store.ts), and a Kafka or Pulsar sink's dead_letter_topic
 // (topic-store.ts, over the topic the sink type offers).
-import type { DeadLetter, ErrorClass } from '../sinks/types.js';
+import type { ErrorClass } from '../error-codes.js';
+import type { DeadLetter } from './letter.js';
 
 /** How a replayed letter ended. Only `stored` counts as a success. */
 export type ReplayOutcome =

@@ -1,8 +1,8 @@
-// The dead letters `weir dlq` works on: where `weir run` writes them (core/dead-letter-place.ts),
+// The dead letters `weir dlq` works on: where `weir run` writes them (dead-letters/place.ts),
 // or with --fallback the fallback file, where letters go that their store refused even reduced.
 import { existsSync } from 'node:fs';
 import type { WeirConfig } from '../config/load.js';
-import { besideConfig, deadLetterPlace } from '../core/dead-letter-place.js';
+import { besideConfig, deadLetterPlace } from './place.js';
 import { WeirError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { FileLetterStore } from './file-store.js';

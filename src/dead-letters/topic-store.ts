@@ -26,9 +26,9 @@
 // request, which then looks held until it expires.
 import { createHash, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { letterLine } from '../core/dead-letter.js';
+import { letterLine, type DeadLetter, type ReplayOrigin } from './letter.js';
 import { WeirError } from '../errors.js';
-import type { DeadLetter, ErrorClass, ReplayOrigin } from '../sinks/types.js';
+import type { ErrorClass } from '../error-codes.js';
 import { asLetterJson, letterFromJson, type LetterJson } from './letter-json.js';
 import { matches, type LetterFilter, type LetterStore, type LetterSummary, type ReplayMark, type StoredLetter } from './letter-store.js';
 
@@ -50,7 +50,7 @@ export interface LetterTopic {
   close(): Promise<void>;
 }
 
-/** A record's value: the letter as core/dead-letter.ts letterLine() writes it, plus its time and mark. */
+/** A record's value: the letter as dead-letters/letter.ts letterLine() writes it, plus its time and mark. */
 interface LetterValue extends LetterJson {
   dead_lettered_at: string;
   replay?: ReplayMark;

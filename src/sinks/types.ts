@@ -4,6 +4,7 @@
 // never acks anything: the core does that when write() resolves.
 
 import type { TSchema } from '@sinclair/typebox';
+import type { DeadLetter } from '../dead-letters/letter.js';
 import type { LetterStore } from '../dead-letters/letter-store.js';
 import type { Logger } from '../log.js';
 import type { OutputRecord, RuleEvent } from '../rules/types.js';
@@ -33,25 +34,6 @@ export interface WriteResult {
 }
 
 export const ALL_WRITTEN: WriteResult = Object.freeze({ rejected: [], retry: [] });
-
-/** One item that could not be delivered, with why. Written durably before its message is acked. */
-export interface DeadLetter {
-  readonly ruleId: string;
-  readonly sink: string;
-  readonly reason: string;
-  readonly error: string;
-  readonly topic: string;
-  readonly payload: Buffer;
-  /** The rule's output; for an item the sink refused after it was encoded, what was sent instead (BoundAction.describe). */
-  readonly record: OutputRecord | undefined;
-  readonly receivedAt: number;
-}
-
-/** Who wrote dead letters when `weir dlq replay` did: the letter replayed, and this attempt's number (its attempts + 1). */
-export interface ReplayOrigin {
-  readonly replayOf: string;
-  readonly attempts: number;
-}
 
 /** An action binds one rule's outputs to one sink: the sink-specific part (table, columns, key…). */
 export interface BoundAction<Item> {

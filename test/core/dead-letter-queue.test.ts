@@ -7,10 +7,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { DeadLetterQueue, letterLine, type DeadLetterStore } from '../../src/core/dead-letter.js';
+import { DeadLetterQueue } from '../../src/core/dead-letter-queue.js';
+import { letterLine, type DeadLetter, type DeadLetterStore } from '../../src/dead-letters/letter.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics/names.js';
-import type { DeadLetter, ErrorClass } from '../../src/sinks/types.js';
+import type { ErrorClass } from '../../src/sinks/types.js';
 import { tempDir } from '../harness/process.js';
 
 class Refusal extends Error {}

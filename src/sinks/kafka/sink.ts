@@ -7,7 +7,8 @@
 import kafkajs, { type Admin, type Message, type Producer, type TopicMessages } from 'kafkajs';
 import { WeirError } from '../../errors.js';
 import { letterRecords } from '../../dead-letters/topic-store.js';
-import { ALL_WRITTEN, type BoundAction, type DeadLetter, type ErrorClass, type Sink, type SinkDeps, type WriteResult } from '../types.js';
+import type { DeadLetter } from '../../dead-letters/letter.js';
+import { ALL_WRITTEN, type BoundAction, type ErrorClass, type Sink, type SinkDeps, type WriteResult } from '../types.js';
 import { bindKafkaAction, type KafkaItem } from './action.js';
 import { classifyKafkaError, kafkaErrorCode } from './classify.js';
 import { connectBoth, kafkaClientOptions } from './client.js';

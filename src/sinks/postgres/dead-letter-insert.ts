@@ -2,7 +2,7 @@
 // path) and by `weir dlq replay` (letters a replay wrote, which also name the letter they come
 // from). One statement for any number of letters: one array parameter per column.
 import type pg from 'pg';
-import type { DeadLetter, ReplayOrigin } from '../types.js';
+import type { DeadLetter, ReplayOrigin } from '../../dead-letters/letter.js';
 import { quoteTable } from '../../sql/quote.js';
 
 export async function insertDeadLetters(db: pg.Pool | pg.ClientBase, table: string, letters: readonly DeadLetter[], origin?: ReplayOrigin): Promise<void> {

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import type { LetterFilter, LetterStore, LetterSummary, ReplayMark, StoredLetter } from '../../dead-letters/letter-store.js';
 import { WeirError } from '../../errors.js';
-import type { DeadLetter } from '../types.js';
+import type { DeadLetter } from '../../dead-letters/letter.js';
 import { classifyPgError } from './classify.js';
 import { insertDeadLetters } from './dead-letter-insert.js';
 import { quoteTable } from '../../sql/quote.js';

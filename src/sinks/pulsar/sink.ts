@@ -5,7 +5,8 @@
 import { WeirError } from '../../errors.js';
 import { redactUrl } from '../../log.js';
 import { letterRecords } from '../../dead-letters/topic-store.js';
-import type { BoundAction, DeadLetter, ErrorClass, Sink, SinkDeps, WriteResult } from '../types.js';
+import type { DeadLetter } from '../../dead-letters/letter.js';
+import type { BoundAction, ErrorClass, Sink, SinkDeps, WriteResult } from '../types.js';
 import { ALL_WRITTEN } from '../types.js';
 import { ensurePartitionedTopic } from './admin.js';
 import { classifyPulsarError } from './classify.js';

@@ -12,8 +12,9 @@
 // (Ctrl-C, a crash) is run again; a row stored before the cut is then written again, which the
 // action's on_conflict absorbs as it absorbs a redelivered message.
 import type { RuleConfig, WeirConfig } from '../config/load.js';
-import { besideConfig } from '../core/dead-letter-place.js';
-import { DeadLetterQueue, reducedLetter, type DeadLetterStore } from '../core/dead-letter.js';
+import { besideConfig } from '../dead-letters/place.js';
+import { DeadLetterQueue } from '../core/dead-letter-queue.js';
+import { reducedLetter, type DeadLetter, type DeadLetterStore } from '../dead-letters/letter.js';
 import type { InboundMessage } from '../core/mqtt-session.js';
 import { CallbackSettlement, type MessageOutcome } from '../core/ack-path.js';
 import { Pipeline } from '../core/pipeline.js';
@@ -23,8 +24,7 @@ import type { Logger } from '../log.js';
 import { createMetrics } from '../metrics/names.js';
 import { sleep } from '../retry/backoff.js';
 import { stripShare, topicMatches } from '../rules/topic.js';
-import type { DeadLetter } from '../sinks/types.js';
-import type { LetterFilter, LetterStore, ReplayMark, StoredLetter } from './letter-store.js';
+import type { LetterFilter, LetterStore, ReplayMark, StoredLetter } from '../dead-letters/letter-store.js';
 
 export interface ReplayOptions {
   readonly filter: LetterFilter;

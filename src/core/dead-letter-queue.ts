@@ -12,107 +12,21 @@
 //     again in a reduced form (the payload exactly as received, the record as JSON text, the
 //     refusal noted in `error`), and if even that is refused it is appended to a local fallback
 //     file, fsynced, counted (weir_dead_letter_fallback_total) and logged at error level.
-import { appendFile, open } from 'node:fs/promises';
 import type { RetryConfig } from '../config/common-spec.js';
+import { appendSynced, letterLine, reducedLetter, type DeadLetter, type DeadLetterStore } from '../dead-letters/letter.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { DeadLetterReason, Metrics } from '../metrics/names.js';
+import type { Metrics } from '../metrics/names.js';
 import { backoffMs, sleep } from '../retry/backoff.js';
-import type { OutputRecord, RuleEvent } from '../rules/types.js';
-import type { DeadLetter, ErrorClass, ReplayOrigin, Sink } from '../sinks/types.js';
+import type { Sink } from '../sinks/types.js';
 
-/** The dead letter of one message (and the output it produced, when there was one). */
-export function letterFor(event: RuleEvent, why: { ruleId: string; sink: string; reason: DeadLetterReason; error: string; record?: OutputRecord }): DeadLetter {
-  return {
-    ...why,
-    record: why.record,
-    topic: event.topic,
-    payload: Buffer.isBuffer(event.payload) ? event.payload : Buffer.from(event.payload),
-    receivedAt: event.publish_received_at ?? Date.now(),
-  };
-}
-
-/** Where dead letters are stored, and which of its errors are outages. */
-export interface DeadLetterStore {
-  write(letters: DeadLetter[], signal: AbortSignal): Promise<void>;
-  /** `retry`: the store is unreachable, write the same letters later; else it refuses them for good. */
-  classify(err: unknown): ErrorClass;
-}
-
-/**
- * One JSON line per letter; never throws on what a letter holds (a record too deep to print is
- * left out, and said so). A letter written by `weir dlq replay` also names the letter it came from.
- */
-export function letterLine(l: DeadLetter, origin?: ReplayOrigin): string {
-  let record: unknown = l.record;
-  let note: string | undefined;
-  try {
-    JSON.stringify(record);
-  } catch (err) {
-    record = undefined;
-    note = `record left out: ${errorText(err)}`;
-  }
-  return JSON.stringify({
-    rule_id: l.ruleId,
-    sink: l.sink,
-    reason: l.reason,
-    error: note ? `${l.error} (${note})` : l.error,
-    topic: l.topic,
-    payload_base64: l.payload.toString('base64'),
-    record,
-    received_at: new Date(l.receivedAt).toISOString(),
-    ...(origin ? { attempts: origin.attempts, replay_of: origin.replayOf } : {}),
-  });
-}
-
-/** Appends lines to a file and fsyncs it before resolving. */
-export async function appendSynced(path: string, lines: string[]): Promise<void> {
-  await appendFile(path, `${lines.join('\n')}\n`);
-  const fh = await open(path, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-/** A JSON-lines file. Every error of a file is treated as an outage (disk full, I/O error): retried. */
-export function fileDeadLetterWriter(path: string): DeadLetterStore {
-  return {
-    write: (letters) =>
-      appendSynced(
-        path,
-        letters.map((l) => letterLine(l)),
-      ),
-    classify: () => 'retry',
-  };
-}
-
+/** A sink that keeps dead letters itself (PostgreSQL's weir_dead_letter table) as the store. */
 export function sinkDeadLetterWriter(sink: Sink): DeadLetterStore {
   if (!sink.deadLetter) throw new Error('this sink cannot store dead letters');
   return {
     write: (letters, signal) => sink.deadLetter!(letters, signal),
     // A programming error in the driver (a value it cannot serialise) will not change on a retry.
     classify: (err) => (err instanceof TypeError || err instanceof RangeError ? 'reject' : sink.classify(err)),
-  };
-}
-
-/**
- * The letter again with only what any store can hold: the payload (bytes, kept exactly), the
- * record as JSON text (or left out when it cannot be printed), and the refusal in `error`.
- */
-export function reducedLetter(l: DeadLetter, refusal: unknown): DeadLetter {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(l.record);
-  } catch {
-    text = undefined;
-  }
-  const kept = text === undefined ? 'record left out' : 'record kept as JSON text';
-  return {
-    ...l,
-    record: text === undefined ? undefined : { record_json: text },
-    error: `${l.error} (the dead-letter store refused the letter: ${errorText(refusal)}; ${kept})`,
   };
 }
 
