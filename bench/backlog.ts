@@ -31,7 +31,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { BrokerSpec, type BrokerConfig } from '../src/config/schema.js';
-import { MqttSession } from '../src/core/mqtt-session.js';
+import { MqttSession } from '../src/core/ingest/mqtt-session.js';
 import { silentLogger } from '../src/log.js';
 import { countRows } from '../test/e2e/fixtures.js';
 import { benchBrokerVersion, startBenchMosquitto } from './e2e/broker.js';

@@ -7,7 +7,7 @@
 import mqtt from 'mqtt';
 import { Value } from '@sinclair/typebox/value';
 import { BrokerSpec, type BrokerConfig } from '../src/config/schema.js';
-import { MqttSession } from '../src/core/mqtt-session.js';
+import { MqttSession } from '../src/core/ingest/mqtt-session.js';
 import { silentLogger } from '../src/log.js';
 import { publishLoad } from '../test/harness/load/publisher.js';
 import { startBenchMosquitto } from './e2e/broker.js';

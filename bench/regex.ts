@@ -1,5 +1,5 @@
-// Regular expressions on RE2 (re2js, src/rules/linear-regex.ts) beside JavaScript's RegExp, and
-// what the evaluation budget (src/rules/budget.ts) costs a message (docs/benchmarks.md,
+// Regular expressions on RE2 (re2js, src/rules/functions/linear-regex.ts) beside JavaScript's RegExp, and
+// what the evaluation budget (src/rules/compile/budget.ts) costs a message (docs/benchmarks.md,
 // "Regular expressions and the evaluation budget"). In one run, alternating the two sides:
 //   calls     ns per call of regex_match / regex_extract / regex_replace on typical telemetry
 //             patterns: RegExp directly, RE2 directly, and weir's function (cache + admission);
@@ -14,7 +14,7 @@
 //   taskset -c 1 node --import tsx bench/regex.ts            (about 2 minutes; figures are CPU time)
 //   WEIR_BASE=/work/main taskset -c 1 node --import tsx bench/regex.ts
 import { RE2JS } from 're2js';
-import { checkBudget, endEvaluation, resumeEvaluation, startEvaluation } from '../src/rules/budget.js';
+import { checkBudget, endEvaluation, resumeEvaluation, startEvaluation } from '../src/rules/compile/budget.js';
 import { FUNCTIONS } from '../src/rules/functions/all.js';
 import { compileSql, createMessageContext } from '../src/rules/index.js';
 import { machine, printTable, writeResult } from './report.js';

@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import jsonata from 'jsonata';
 import { compileSql, createMessageContext, type MessageContext, type RuleEvent } from '../src/rules/index.js';
-import { jsonataInput } from '../src/rules/jsonata.js';
+import { jsonataInput } from '../src/rules/compile/jsonata.js';
 
 const PAYLOAD_B = JSON.stringify({
   device: 'sensor-0042',

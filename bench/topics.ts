@@ -1,6 +1,6 @@
 // What a message costs more when a fleet publishes on more distinct topics (npm run bench --
 // topics), in ns per message on one core, for 1,000 and 100,000 device topics:
-//   (a) the topic router (src/core/router.ts): the shipped rule's filter device/+/telemetry, and
+//   (a) the topic router (src/core/path/router.ts): the shipped rule's filter device/+/telemetry, and
 //       100 rules device/+/telemetry<k> with each topic matching one;
 //   (b) JSON.parse of the 200 B telemetry payload, which carries the device's id: V8 internalizes
 //       a JSON string value shorter than 10 characters (its string table, one entry per distinct
@@ -9,7 +9,7 @@
 // Each topic and payload is decoded from bytes before its lookup or parse, as the packet reader
 // does, so nothing finds a string it has hashed before. The cases alternate; three windows each,
 // best kept. Writes bench/results/topics.json.
-import { TopicRouter } from '../src/core/router.js';
+import { TopicRouter } from '../src/core/path/router.js';
 import { telemetrySample } from '../src/embedded/devices.js';
 import { machine, printTable, writeResult } from './report.js';
 

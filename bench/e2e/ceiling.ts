@@ -2,7 +2,7 @@
 // delivered to a subscriber that only counts.
 import { Value } from '@sinclair/typebox/value';
 import { type BrokerConfig, BrokerSpec } from '../../src/config/schema.js';
-import { MqttSession } from '../../src/core/mqtt-session.js';
+import { MqttSession } from '../../src/core/ingest/mqtt-session.js';
 import { silentLogger } from '../../src/log.js';
 import { waitFor } from '../../test/harness/process.js';
 import { Meter, usPerMsg } from './proc-stats.js';

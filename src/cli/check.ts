@@ -1,6 +1,6 @@
 // weir check: validate weir.yaml and the rule files without connecting to anything; with
 // --connect, also ask every sink whether it has what the rules need.
-import { verifySinks } from '../core/verify-sinks.js';
+import { verifySinks } from '../core/app/verify-sinks.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';

@@ -2,12 +2,12 @@
 // an embedded PostgreSQL (PGlite over the pg wire protocol) on loopback ports, weir's own Runtime
 // on the shipped weir.yaml and rules/ with only the endpoints changed, and simulated devices
 // publishing the seeds' telemetry. A live line of counters until Ctrl-C, then an orderly stop.
-// Editing a rule file reloads the rules, as in `weir run` (core/rules-watch.ts), and says so.
+// Editing a rule file reloads the rules, as in `weir run` (core/app/rules-watch.ts), and says so.
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Runtime } from '../core/runtime.js';
-import { watchRules, type RulesWatch } from '../core/rules-watch.js';
+import { Runtime } from '../core/app/runtime.js';
+import { watchRules, type RulesWatch } from '../core/app/rules-watch.js';
 import type { EmbeddedBroker } from '../embedded/broker.js';
 import type { EmbeddedDatabase } from '../embedded/database.js';
 import { demoConfig } from '../embedded/demo-config.js';
@@ -16,7 +16,7 @@ import { ConfigErrors } from '../config/load.js';
 import { errorText, WeirError, type ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
 import { PACKAGE_ROOT } from '../paths.js';
-import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
+import { migratableSinks, migrateSinks } from '../core/app/migrate-sinks.js';
 import { numberOption, parse } from './args.js';
 import type { Command } from './commands.js';
 

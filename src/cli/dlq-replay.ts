@@ -13,12 +13,12 @@
 // action's on_conflict absorbs as it absorbs a redelivered message.
 import type { RuleConfig, WeirConfig } from '../config/load.js';
 import { besideConfig } from '../dead-letters/place.js';
-import { DeadLetterQueue } from '../core/dead-letter-queue.js';
+import { DeadLetterQueue } from '../core/path/dead-letter-queue.js';
 import { reducedLetter, type DeadLetter, type DeadLetterStore } from '../dead-letters/letter.js';
-import type { InboundMessage } from '../core/mqtt-session.js';
-import { CallbackSettlement, type MessageOutcome } from '../core/ack-path.js';
-import { Pipeline } from '../core/pipeline.js';
-import { SinkRunner } from '../core/sink-runner.js';
+import type { InboundMessage } from '../core/ingest/mqtt-session.js';
+import { CallbackSettlement, type MessageOutcome } from '../core/ingest/ack-path.js';
+import { Pipeline } from '../core/path/pipeline.js';
+import { SinkRunner } from '../core/path/sink-runner.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createMetrics } from '../metrics/names.js';

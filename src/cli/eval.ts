@@ -1,7 +1,7 @@
 // weir eval: the JSON-lines contract other tools test rules against (docs/rules.md). One output
 // line per input line, in order; a bad line gets {"ok": false}, never a crash.
 import { createInterface } from 'node:readline';
-import { evalLine } from '../rules/eval-lines.js';
+import { evalLine } from '../rules/tools/eval-lines.js';
 import { parse } from './args.js';
 import type { Command } from './commands.js';
 

@@ -1,5 +1,5 @@
 // weir migrate: prepare every sink that needs it (PostgreSQL: migrations/ and hypertables), or one.
-import { migratableSinks, migrateSinks } from '../core/migrate-sinks.js';
+import { migratableSinks, migrateSinks } from '../core/app/migrate-sinks.js';
 import { errorText } from '../errors.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';

@@ -1,11 +1,11 @@
 // weir run: start the pipeline and keep it running until SIGTERM/SIGINT; SIGHUP or an edit in
-// the rules directory reloads the rules (core/rules-watch.ts).
-import { DEFAULT_GRACE_MS, Runtime } from '../core/runtime.js';
-import { watchRules } from '../core/rules-watch.js';
+// the rules directory reloads the rules (core/app/rules-watch.ts).
+import { DEFAULT_GRACE_MS, Runtime } from '../core/app/runtime.js';
+import { watchRules } from '../core/app/rules-watch.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
-import { migratableSinks } from '../core/migrate-sinks.js';
-import { logSinkProblems } from '../core/log-sink-problems.js';
+import { migratableSinks } from '../core/app/migrate-sinks.js';
+import { logSinkProblems } from '../core/app/log-sink-problems.js';
 import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse } from './args.js';
 import type { Command } from './commands.js';
 import { loadOrReport } from './load-or-report.js';

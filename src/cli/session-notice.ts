@@ -3,7 +3,7 @@
 // is away, so a one-off run under the default client id quietly takes production's messages into
 // a queue nobody reads until that id connects again (docs/operations.md, sessions).
 import type { WeirConfig } from '../config/load.js';
-import type { SessionMode } from '../core/mqtt-session.js';
+import type { SessionMode } from '../core/ingest/mqtt-session.js';
 import type { Logger } from '../log.js';
 
 export function logSessionNotice(cfg: WeirConfig, mode: SessionMode, log: Logger): void {

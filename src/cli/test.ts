@@ -11,7 +11,7 @@ import { validatePart } from '../config/validate.js';
 import { parseYaml, type YamlSource } from '../config/yaml-source.js';
 import { errorText } from '../errors.js';
 import { compileJsonata, compileSql } from '../rules/index.js';
-import { runRuleTests, type EventMaker, type RuleTestSpec } from '../rules/rule-tests.js';
+import { runRuleTests, type EventMaker, type RuleTestSpec } from '../rules/tools/rule-tests.js';
 import { Value } from '@sinclair/typebox/value';
 import { CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './commands.js';

@@ -1,4 +1,4 @@
-// The broker URL schemes weir's MQTT session speaks (core/mqtt-session.ts opens the socket by this
+// The broker URL schemes weir's MQTT session speaks (core/ingest/mqtt-session.ts opens the socket by this
 // table), and the check `weir check` and `weir run` make of broker.url before connecting.
 import { urlProblem } from './url-check.js';
 

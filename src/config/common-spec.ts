@@ -1,5 +1,5 @@
 // Sub-schemas every sink shares: how its items are batched, how many batches fly at once, and how
-// failed writes are retried. The core implements them once (core/batcher.ts, core/sink-runner.ts,
+// failed writes are retried. The core implements them once (core/path/batcher.ts, core/path/sink-runner.ts,
 // retry/); a sink's own spec.ts only declares its connection and action settings.
 import { Type, type Static, type StringOptions } from '@sinclair/typebox';
 

@@ -1,7 +1,7 @@
 // http.tls: the certificate, key and optional client CA of weir's HTTPS side, read and checked in
 // one place. `weir check` and `weir run` both load the config through config/load.ts, which calls
 // httpTlsProblems, so a missing file or a key that does not match the certificate is an error at
-// weir.yaml:line:col before anything listens; core/http.ts then builds its server from
+// weir.yaml:line:col before anything listens; core/app/http.ts then builds its server from
 // httpsOptions on the same (already resolved) paths.
 import { readFileSync } from 'node:fs';
 import type { ServerOptions } from 'node:https';

@@ -38,6 +38,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 /**
  * Reconnecting after another client took the broker session (the same client id): 1 s doubling
  * to a minute, so two processes that share an id stop fighting over the session every second
- * (core/session-takeover.ts). Not configurable: the fix is a client id of its own, not a tuning.
+ * (core/ingest/session-takeover.ts). Not configurable: the fix is a client id of its own, not a tuning.
  */
 export const TAKEN_OVER_POLICY: RetryConfig = { initial_ms: 1000, max_ms: 60_000, multiplier: 2, max_attempts: 0 };

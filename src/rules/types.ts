@@ -48,7 +48,7 @@ export interface CompiledRule {
   evaluate(ctx: MessageContext, ruleId: string): EvalResult | Promise<EvalResult>;
   /**
    * evaluate without its FROM check, for a caller that has already matched the topic against
-   * `filters` with the same MQTT matching (the pipeline's router, src/core/router.ts): with 100
+   * `filters` with the same MQTT matching (the pipeline's router, src/core/path/router.ts): with 100
    * rules the check was a second walk of the topic through the rule's own matcher per message.
    */
   evaluateRouted(ctx: MessageContext, ruleId: string): EvalResult | Promise<EvalResult>;

@@ -1,7 +1,7 @@
 // Bytes of a rendered template value, the same for every sink that writes messages (Kafka,
 // Pulsar): bytes and strings as they are, numbers and the rest as EMQX's str() prints them, maps
 // and lists as JSON with byte strings inside as UTF-8 text.
-import { toStr } from '../rules/to-str.js';
+import { toStr } from '../rules/values/to-str.js';
 
 export function toBytes(v: unknown): Buffer {
   if (Buffer.isBuffer(v)) return v;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Socket } from 'node:net';
-import { AckWindow } from '../../src/core/ack-path.js';
+import { AckWindow } from '../../src/core/ingest/ack-path.js';
 
 /** PUBACKs go out at the end of the synchronous run that settled them. */
 const tick = () => new Promise<void>((r) => queueMicrotask(r));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Batcher } from '../../src/core/batcher.js';
+import { Batcher } from '../../src/core/path/batcher.js';
 
 test('flushes at max_items, at max_bytes, and after max_delay_ms', async () => {
   const out: number[][] = [];

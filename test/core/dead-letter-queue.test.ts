@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import { DeadLetterQueue } from '../../src/core/dead-letter-queue.js';
+import { DeadLetterQueue } from '../../src/core/path/dead-letter-queue.js';
 import { letterLine, type DeadLetter, type DeadLetterStore } from '../../src/dead-letters/letter.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics } from '../../src/metrics/names.js';

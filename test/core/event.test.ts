@@ -1,12 +1,12 @@
-// The event a rule reads of a received PUBLISH (src/core/event.ts): the fields EMQX names, whether
+// The event a rule reads of a received PUBLISH (src/core/ingest/event.ts): the fields EMQX names, whether
 // they are own data or getters (id, node, event, publish_received_at), as SQL, SELECT * and a
 // sink's template read them; the clientid taken from a topic level as split('/') would give it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BrokerConfig } from '../../src/config/schema.js';
-import { EventFactory, topicLevel } from '../../src/core/event.js';
-import type { InboundMessage } from '../../src/core/mqtt-session.js';
-import { EVENT_FIELDS } from '../../src/rules/event-fields.js';
+import { EventFactory, topicLevel } from '../../src/core/ingest/event.js';
+import type { InboundMessage } from '../../src/core/ingest/mqtt-session.js';
+import { EVENT_FIELDS } from '../../src/rules/compile/event-fields.js';
 import { compileSql, compileTemplate, createMessageContext, type EvalResult } from '../../src/rules/index.js';
 
 const broker = { publisher_clientid: { topic_level: 2 } } as BrokerConfig;

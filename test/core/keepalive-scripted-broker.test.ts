@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import mqttPacket from 'mqtt-packet';
 import { BrokerSpec, type BrokerConfig } from '../../src/config/schema.js';
-import { MqttSession } from '../../src/core/mqtt-session.js';
+import { MqttSession } from '../../src/core/ingest/mqtt-session.js';
 import { silentLogger } from '../../src/log.js';
 
 /** Answers CONNECT and SUBSCRIBE, ignores PINGREQ, and publishes while `publishing` is on. */

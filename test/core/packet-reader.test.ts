@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import mqttPacket, { type Packet } from 'mqtt-packet';
-import { PacketReader } from '../../src/core/packet-reader.js';
+import { PacketReader } from '../../src/core/ingest/packet-reader.js';
 
 /** A small deterministic PRNG, so a failure can be replayed. */
 function rng(seed: number) {

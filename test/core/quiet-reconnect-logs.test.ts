@@ -12,7 +12,7 @@ import { Value } from '@sinclair/typebox/value';
 import mqtt from 'mqtt';
 import { pino } from 'pino';
 import { BrokerSpec, type BrokerConfig } from '../../src/config/schema.js';
-import { MqttSession } from '../../src/core/mqtt-session.js';
+import { MqttSession } from '../../src/core/ingest/mqtt-session.js';
 import { type MosquittoBroker, startMosquitto } from '../harness/mosquitto.js';
 import { waitFor } from '../harness/process.js';
 

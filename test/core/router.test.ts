@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { TopicRouter } from '../../src/core/router.js';
+import { TopicRouter } from '../../src/core/path/router.js';
 import { compileSql } from '../../src/rules/index.js';
 import { compileTopicFilter } from '../../src/rules/topic.js';
 

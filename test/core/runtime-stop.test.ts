@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { loadConfig, type SinkConfig } from '../../src/config/load.js';
-import { Runtime } from '../../src/core/runtime.js';
+import { Runtime } from '../../src/core/app/runtime.js';
 import type { Sink, SinkType } from '../../src/sinks/types.js';
 
 test('stop: a fake sink whose close never returns is named and left behind; stop still resolves', { timeout: 30_000 }, async () => {

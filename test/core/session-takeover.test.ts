@@ -1,5 +1,5 @@
 // How weir tells a session taken over by another client with the same client id from other drops
-// (src/core/session-takeover.ts): the watch on its own with explicit times, and a session against
+// (src/core/ingest/session-takeover.ts): the watch on its own with explicit times, and a session against
 // a scripted broker peer that ends each connection with DISCONNECT 0x8E, as EMQX, HiveMQ and newer
 // Mosquitto do. Debian's Mosquitto 2.0.11 only closes the socket; that case runs against the real
 // broker in test/e2e/session-takeover.test.ts.
@@ -9,8 +9,8 @@ import { after, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import mqttPacket from 'mqtt-packet';
 import { BrokerSpec, type BrokerConfig } from '../../src/config/schema.js';
-import { MqttSession } from '../../src/core/mqtt-session.js';
-import { SESSION_TAKEN_OVER, SILENT_ENDS, STABLE_MS, TakeoverWatch } from '../../src/core/session-takeover.js';
+import { MqttSession } from '../../src/core/ingest/mqtt-session.js';
+import { SESSION_TAKEN_OVER, SILENT_ENDS, STABLE_MS, TakeoverWatch } from '../../src/core/ingest/session-takeover.js';
 import { silentLogger } from '../../src/log.js';
 import { TAKEN_OVER_POLICY } from '../../src/retry/backoff.js';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { SinkHealth } from '../../src/core/sink-health.js';
+import { SinkHealth } from '../../src/core/path/sink-health.js';
 import { Tally } from '../../src/metrics/tally.js';
 
 function recorder() {

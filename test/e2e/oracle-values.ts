@@ -165,7 +165,7 @@ export function templateText(t: Template): string {
 
 /**
  * The documented EMQX event fields a template may fall back to (issue 28's list; `metadata` is not
- * one of them). Written here again rather than imported from src/rules/event-fields.ts: the
+ * one of them). Written here again rather than imported from src/rules/compile/event-fields.ts: the
  * oracle must not take the runtime's word for what the runtime may read.
  */
 export const FALLBACK_FIELDS = [

@@ -13,7 +13,7 @@
 //   not JSON, numbers at the edges (2^53 + 1, -0, 1e308, 30-digit decimals), astral unicode, NUL,
 //   strings that hold JSON.
 // - The oracle: `weir eval` (the rule engine alone) gives each message's output records; a
-//   renderer of its own (oracle-values.ts, which shares no code with src/rules/template.ts or
+//   renderer of its own (oracle-values.ts, which shares no code with src/rules/compile/template.ts or
 //   the sink) applies the template semantics, and PostgreSQL's input functions convert the
 //   parameter text to each column's type in a session of the test's. Every stored row must be one
 //   the oracle produces for its message (the key column `${topic}`, or `${clientid}`, ties rows to

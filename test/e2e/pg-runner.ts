@@ -3,9 +3,9 @@
 // per flush (max_delay_ms is long), a fast retry policy, dead letters into the sink's own table.
 import { join } from 'node:path';
 import type { SinkConfig } from '../../src/config/load.js';
-import { DeadLetterQueue, sinkDeadLetterWriter } from '../../src/core/dead-letter-queue.js';
-import type { Outcome } from '../../src/core/ack-path.js';
-import { SinkRunner } from '../../src/core/sink-runner.js';
+import { DeadLetterQueue, sinkDeadLetterWriter } from '../../src/core/path/dead-letter-queue.js';
+import type { Outcome } from '../../src/core/ingest/ack-path.js';
+import { SinkRunner } from '../../src/core/path/sink-runner.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics, ruleCounters, type Metrics } from '../../src/metrics/names.js';
 import { PostgresSink } from '../../src/sinks/postgres/sink.js';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { Outcome } from '../../src/core/ack-path.js';
+import type { Outcome } from '../../src/core/ingest/ack-path.js';
 import { ruleCounters } from '../../src/metrics/names.js';
 import { migrate } from '../../src/sinks/postgres/migrate.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';

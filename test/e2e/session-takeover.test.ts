@@ -2,7 +2,7 @@
 // 5): the broker closes the older connection whenever the other connects. Mosquitto 2.0.11 sends
 // no DISCONNECT 0x8E for it (checked: the old connection gets no packet, only the close), so weir
 // infers the takeover from the broker ending accepted connections without a reason, twice in a
-// row (src/core/session-takeover.ts). Each process that sees it must log it at error level naming
+// row (src/core/ingest/session-takeover.ts). Each process that sees it must log it at error level naming
 // the client id and what to change, count it, report it on /readyz, and back off with growing
 // waits instead of reconnecting every second.
 import assert from 'node:assert/strict';

@@ -121,7 +121,7 @@ test('a rule mapping into a missing column: a schema error on the log, /sinks an
   const pub = await publishLoad({ url: mqttUrl, clients: 2, devices: 20, size: 200, qos: 1, limit: N, clientIdPrefix: 'schema-pub' });
   assert.equal(pub.acked, N);
   await waitFor(async () => logLines(weir).some((l) => l.level === ERROR && l.msg.startsWith('schema error')), 10_000, 'the schema error to be logged');
-  // At start, before any message: what weir check --connect says (core/log-sink-problems.ts).
+  // At start, before any message: what weir check --connect says (core/app/log-sink-problems.ts).
   const atStart = logLines(weir).filter((l) => l.level === ERROR && l.msg.startsWith('sink lacks what a rule needs'));
   assert.equal(atStart.length, 1);
   assert.match(atStart[0]!.msg, /rules\/telemetry\.yaml:\d+: rule telemetry_to_tsdb: table telemetry has no column site$/);

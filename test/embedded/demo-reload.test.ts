@@ -1,6 +1,6 @@
 // A newcomer's first experiment: with `npm run demo` running, edit the shipped rule and watch the
 // rows change. The demo runs on a temporary copy of weir.yaml and rules/; the rule's edit must be
-// reloaded (said on stdout, as `weir run` does it: core/rules-watch.ts) and the rows stored after
+// reloaded (said on stdout, as `weir run` does it: core/app/rules-watch.ts) and the rows stored after
 // it must carry the edit. The rows are read from the demo's embedded database over its wire port.
 import assert from 'node:assert/strict';
 import { cpSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

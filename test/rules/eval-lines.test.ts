@@ -1,7 +1,7 @@
 // The `weir eval` JSON-lines contract: one output line per input line, ok:false for bad lines.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { evalLine } from '../../src/rules/eval-lines.js';
+import { evalLine } from '../../src/rules/tools/eval-lines.js';
 
 const line = (o: unknown): string => JSON.stringify(o);
 

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compileSql, createMessageContext, FUNCTIONS, RuleError } from '../../src/rules/index.js';
 import { UNSUPPORTED } from '../../src/rules/functions/unsupported.js';
-import { plainNumbers } from '../../src/rules/floats.js';
-import { toJsonValue } from '../../src/rules/json-out.js';
-import { typeName } from '../../src/rules/value-types.js';
+import { plainNumbers } from '../../src/rules/values/floats.js';
+import { toJsonValue } from '../../src/rules/tools/json-out.js';
+import { typeName } from '../../src/rules/values/value-types.js';
 import { baseEvent } from './helpers.js';
 
 for (const spec of FUNCTIONS.all()) {

@@ -8,7 +8,7 @@ import { compileSql, createMessageContext, RuleEvalError } from '../../src/rules
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testCommand } from '../../src/cli/test.js';
-import { evalLine } from '../../src/rules/eval-lines.js';
+import { evalLine } from '../../src/rules/tools/eval-lines.js';
 import { tempDir } from '../harness/process.js';
 
 const event = (payload: string) => createMessageContext({ topic: 't/1', payload });

@@ -2,8 +2,8 @@
 // a WholeFloat. Checked against JSON.parse itself on texts that take the slow reader.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { plainNumbers, WholeFloat } from '../../src/rules/floats.js';
-import { parseJson } from '../../src/rules/json-floats.js';
+import { plainNumbers, WholeFloat } from '../../src/rules/values/floats.js';
+import { parseJson } from '../../src/rules/values/json-floats.js';
 
 const TEXTS = [
   '2.0',

@@ -1,5 +1,5 @@
-// Regular expressions run on RE2 in linear time (src/rules/linear-regex.ts), and every evaluation
-// is bounded (src/rules/budget.ts): issue 28's `^(a+)+$` over 36 `a`s and a `!`, what the engine
+// Regular expressions run on RE2 in linear time (src/rules/functions/linear-regex.ts), and every evaluation
+// is bounded (src/rules/compile/budget.ts): issue 28's `^(a+)+$` over 36 `a`s and a `!`, what the engine
 // refuses and where that is reported, the EMQX semantics kept, and rule.limit for work past the
 // budget. The fuzz over pathological patterns is regex-fuzz.test.ts.
 import assert from 'node:assert/strict';

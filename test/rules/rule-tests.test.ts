@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { exampleTopic, runRuleTests } from '../../src/rules/rule-tests.js';
+import { exampleTopic, runRuleTests } from '../../src/rules/tools/rule-tests.js';
 
 test('passing and failing rule tests, with the first difference', async () => {
   const results = await runRuleTests({

@@ -1,10 +1,10 @@
-// Pieces compiled from the same text are shared between rules (src/rules/shared-closures.ts); a
+// Pieces compiled from the same text are shared between rules (src/rules/compile/shared-closures.ts); a
 // rule whose own aliases change what a name reads must still get pieces of its own.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compileSql, createMessageContext, type RuleEvent } from '../../src/rules/index.js';
-import { sharedKey } from '../../src/rules/shared-closures.js';
-import { compileTemplate } from '../../src/rules/template.js';
+import { sharedKey } from '../../src/rules/compile/shared-closures.js';
+import { compileTemplate } from '../../src/rules/compile/template.js';
 
 const event = (payload: unknown): RuleEvent => ({ topic: 't/1', clientid: 'c1', payload: JSON.stringify(payload) });
 const outputs = (sql: string, payload: unknown) => {

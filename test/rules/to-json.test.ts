@@ -3,10 +3,10 @@
 // big integers anywhere inside are still printed as text and digits, as EMQX prints them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { jsonReplacer, toJson } from '../../src/rules/to-json.js';
-import { toStr } from '../../src/rules/to-str.js';
+import { jsonReplacer, toJson } from '../../src/rules/values/to-json.js';
+import { toStr } from '../../src/rules/values/to-str.js';
 import { toBytes } from '../../src/sinks/bytes.js';
-import { WholeFloat } from '../../src/rules/floats.js';
+import { WholeFloat } from '../../src/rules/values/floats.js';
 
 describe('toJson', () => {
   it('prints plain maps and lists as JSON.stringify does', () => {

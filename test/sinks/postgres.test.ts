@@ -7,7 +7,7 @@ import { classifyPgError } from '../../src/sinks/postgres/classify.js';
 import { conflictTarget } from '../../src/sinks/postgres/conflict-target.js';
 import { arrayLiteral, insertSql, isoTime, toColumnValue, withLedger } from '../../src/sinks/postgres/statements.js';
 import { WeirError } from '../../src/errors.js';
-import { WholeFloat } from '../../src/rules/floats.js';
+import { WholeFloat } from '../../src/rules/values/floats.js';
 
 test('SQLSTATE classes: data and constraint errors reject the row, connection and shutdown errors retry, schema and auth are fatal', () => {
   assert.equal(classifyPgError({ code: '22P02' }), 'reject');

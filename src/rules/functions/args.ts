@@ -2,8 +2,8 @@
 // naming the function, as EMQX's guards (function_clause) do.
 import { LIMITS } from '../limits.js';
 import { RuleEvalError } from '../errors.js';
-import { WholeFloat } from '../floats.js';
-import { isBinary, isObj, type Obj, text, typeError } from '../value-types.js';
+import { WholeFloat } from '../values/floats.js';
+import { isBinary, isObj, type Obj, text, typeError } from '../values/value-types.js';
 
 export function needStr(fn: string, v: unknown): string {
   if (typeof v === 'string') return v;

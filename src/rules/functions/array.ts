@@ -1,7 +1,7 @@
 // Array functions. Positions are 1-based; out-of-range positions fail the evaluation, as
 // Erlang's lists functions do.
 import { RuleEvalError } from '../errors.js';
-import { termEquals } from '../term-order.js';
+import { termEquals } from '../values/term-order.js';
 import { needInt, needList } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 

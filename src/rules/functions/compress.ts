@@ -1,7 +1,7 @@
 // Compression: gzip (with header), zip (raw deflate), zip_compress (zlib header). Decompression
 // output is bounded so that a small payload cannot expand into gigabytes.
 import { deflateRawSync, deflateSync, gunzipSync, gzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { payloadText } from '../context.js';
+import { payloadText } from '../compile/context.js';
 import { RuleEvalError } from '../errors.js';
 import { LIMITS } from '../limits.js';
 import { needBytes } from './args.js';

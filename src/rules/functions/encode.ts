@@ -1,13 +1,13 @@
 // Encodings: base64, hex, JSON. Decoders return bytes; bytes that are valid UTF-8 read as
 // strings everywhere (comparisons, string functions, JSON output).
 import { RuleEvalError } from '../errors.js';
-import { toJsonValue } from '../json-out.js';
-import { parseJson } from '../json-floats.js';
-import { toJson } from '../to-json.js';
+import { toJsonValue } from '../tools/json-out.js';
+import { parseJson } from '../values/json-floats.js';
+import { toJson } from '../values/to-json.js';
 import { checkSize, needBytes, needStr } from './args.js';
 import { hexOfBits } from './bitstring.js';
 import { def, type FunctionSpec } from './registry.js';
-import { payloadText } from '../context.js';
+import { payloadText } from '../compile/context.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

@@ -21,11 +21,11 @@
 // file imports only Node built-ins.
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { budgetLeft, checkBudget } from '../budget.js';
+import { budgetLeft, checkBudget } from '../compile/budget.js';
 import { RuleEvalError } from '../errors.js';
 import { LIMITS } from '../limits.js';
-import { toJson } from '../to-json.js';
-import { isBinary, text } from '../value-types.js';
+import { toJson } from '../values/to-json.js';
+import { isBinary, text } from '../values/value-types.js';
 import { checkSize, needInt, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 

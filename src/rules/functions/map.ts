@@ -1,8 +1,8 @@
 // Map functions. Keys given to map_get/map_put are dotted paths ("a.b.c"); maps given as JSON
 // strings are decoded first, as EMQX does. Maps are never changed in place: map_put returns a copy.
-import { decodeJson } from '../context.js';
-import { getKey, putPath } from '../paths.js';
-import { isBinary, isObj, text } from '../value-types.js';
+import { decodeJson } from '../compile/context.js';
+import { getKey, putPath } from '../compile/paths.js';
+import { isBinary, isObj, text } from '../values/value-types.js';
 import { needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 import { toMap } from './type.js';

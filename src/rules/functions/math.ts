@@ -2,8 +2,8 @@
 // evaluation as Erlang's math module does.
 import { def, type FunctionSpec } from './registry.js';
 import { finiteResult, needNum } from './args.js';
-import { float, isInteger } from '../floats.js';
-import { idiv, rem } from '../ops.js';
+import { float, isInteger } from '../values/floats.js';
+import { idiv, rem } from '../values/ops.js';
 
 function unary(name: string, f: (x: number) => number, summary: string, examples: FunctionSpec['examples']): FunctionSpec[] {
   return def('math', `${name}(number): float`, summary, (x: unknown) => float(finiteResult(name, f(needNum(name, x)))), { examples });

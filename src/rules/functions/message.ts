@@ -1,10 +1,10 @@
 // Message accessors: the same event fields as the variables, as functions (EMQX's IoT functions).
-import { rawPayloadOf } from '../context.js';
+import { rawPayloadOf } from '../compile/context.js';
 import { RuleEvalError } from '../errors.js';
-import { getKey } from '../paths.js';
-import type { Scope } from '../scope.js';
+import { getKey } from '../compile/paths.js';
+import type { Scope } from '../compile/scope.js';
 import { compileTopicFilter } from '../topic.js';
-import { isBinary, isObj, text, typeError } from '../value-types.js';
+import { isBinary, isObj, text, typeError } from '../values/value-types.js';
 import { def, type FunctionSpec } from './registry.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: each function checks its own arguments (args.ts); the registry holds them all.

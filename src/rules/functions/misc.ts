@@ -1,8 +1,8 @@
 // UUIDs, coalesce, null(), eq(), and jsonata() (JSONata beside EMQX's jq()).
 import { randomUUID } from 'node:crypto';
-import { jsonataCall } from '../jsonata.js';
-import { termEquals } from '../term-order.js';
-import { isBinary, text } from '../value-types.js';
+import { jsonataCall } from '../compile/jsonata.js';
+import { termEquals } from '../values/term-order.js';
+import { isBinary, text } from '../values/value-types.js';
 import { def, type FunctionSpec } from './registry.js';
 
 function coalesce(empty: (v: unknown) => boolean) {

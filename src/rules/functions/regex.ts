@@ -2,7 +2,7 @@
 // on RE2 (linear-regex.ts), in time linear in the input, which reads PCRE's syntax minus what
 // needs backtracking (backreferences, lookaround): those are refused with rule.bad_regex, when the
 // rule is compiled if the pattern is a literal. Inline options ((?i), (?m), (?s)) are RE2's own.
-import { admitInput, chargeMatch, compileRegex, nextStart } from '../linear-regex.js';
+import { admitInput, chargeMatch, compileRegex, nextStart } from './linear-regex.js';
 import { checkSize, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 

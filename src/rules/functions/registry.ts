@@ -1,7 +1,7 @@
 // Every built-in function, declared once with its signature and examples. The compiler resolves
 // names and checks arity here; one test runs every example; the docs' function table is generated
 // from the same list.
-import type { Scope } from '../scope.js';
+import type { Scope } from '../compile/scope.js';
 
 export type Family =
   | 'message'

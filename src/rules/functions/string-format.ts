@@ -1,9 +1,9 @@
 // sprintf (a subset of Erlang's io_lib:format) and unescape (EMQX's escape sequences).
 import { RuleEvalError } from '../errors.js';
-import { numberValue, WholeFloat } from '../floats.js';
-import { formatNumber } from '../number-text.js';
-import { toStr } from '../to-str.js';
-import { isBinary, text } from '../value-types.js';
+import { numberValue, WholeFloat } from '../values/floats.js';
+import { formatNumber } from '../values/number-text.js';
+import { toStr } from '../values/to-str.js';
+import { isBinary, text } from '../values/value-types.js';
 import { checkSize } from './args.js';
 
 /** Erlang's ~p of a value: strings quoted as binaries are printed by ~p (<<"a">>) — we print them plainly. */

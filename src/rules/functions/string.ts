@@ -1,8 +1,8 @@
 // String functions (EMQX's string family, emqx_variform_bif). Positions count characters (code
 // points); substr is 0-based as EMQX's string:slice, whatever older docs say.
-import { isNumber } from '../floats.js';
+import { isNumber } from '../values/floats.js';
 import { RuleEvalError } from '../errors.js';
-import { toStr } from '../to-str.js';
+import { toStr } from '../values/to-str.js';
 import { checkSize, needInt, needList, needOption, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 import { sprintf, unescapeText } from './string-format.js';

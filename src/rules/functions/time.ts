@@ -2,7 +2,7 @@
 // 'z'/'Z', 'local', '+HHMM', '+HH:MM', '+HH:MM:SS' or seconds. Nanosecond epochs exceed 2^53 and
 // lose precision as JS numbers (see docs/rule-functions.md).
 import { RuleEvalError } from '../errors.js';
-import { isBinary, text } from '../value-types.js';
+import { isBinary, text } from '../values/value-types.js';
 import { needInt, needNum, needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 

@@ -1,11 +1,11 @@
 // Type tests and conversions (EMQX's is_* and str/int/float/bool/map). Integers and floats are
 // different values: `2.0` is a float (floats.ts).
-import { decodeJson } from '../context.js';
+import { decodeJson } from '../compile/context.js';
 import { RuleEvalError } from '../errors.js';
-import { float, isFloat, isInteger, isNumber, numberValue, type WholeFloat } from '../floats.js';
-import { parseNumber } from '../number-text.js';
-import { toStr } from '../to-str.js';
-import { isBinary, isObj, text, typeError } from '../value-types.js';
+import { float, isFloat, isInteger, isNumber, numberValue, type WholeFloat } from '../values/floats.js';
+import { parseNumber } from '../values/number-text.js';
+import { toStr } from '../values/to-str.js';
+import { isBinary, isObj, text, typeError } from '../values/value-types.js';
 import { needInt, needNum } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
 

@@ -4,9 +4,9 @@
 import type { Message } from 'kafkajs';
 import { WeirError } from '../../errors.js';
 import { compileTemplate } from '../../rules/index.js';
-import { payloadText } from '../../rules/context.js';
+import { payloadText } from '../../rules/compile/context.js';
 import type { OutputRecord } from '../../rules/types.js';
-import { toStr } from '../../rules/to-str.js';
+import { toStr } from '../../rules/values/to-str.js';
 import { toBytes } from '../bytes.js';
 import type { BoundAction, SinkInput } from '../types.js';
 import { markRoundRobin } from './partitioner.js';

@@ -1,6 +1,6 @@
 // Batched inserts into PostgreSQL/TimescaleDB. A batch is one statement in one implicit
 // transaction: when write() resolves, its rows are committed. Rows the server rejects make the
-// statement fail as a whole; the core then splits the batch to isolate them (core/sink-runner.ts).
+// statement fail as a whole; the core then splits the batch to isolate them (core/path/sink-runner.ts).
 import pg from 'pg';
 import { WeirError } from '../../errors.js';
 import { redactUrl } from '../../log.js';
@@ -20,7 +20,7 @@ export interface PgTarget {
   readonly onConflict: string | undefined;
 }
 
-/** A class, not an object literal, so that V8 does not start allocating rows in the old generation (see eventClass in core/event.ts). */
+/** A class, not an object literal, so that V8 does not start allocating rows in the old generation (see eventClass in core/ingest/event.ts). */
 export class PgRow {
   constructor(
     readonly target: PgTarget,

@@ -1,5 +1,5 @@
 // SQL text for the insert modes, and JS values shaped for the column they go into.
-import { WholeFloat } from '../../rules/floats.js';
+import { WholeFloat } from '../../rules/values/floats.js';
 import { quoteIdent, quoteTable } from '../../sql/quote.js';
 import type { PgTarget } from './sink.js';
 

@@ -6,10 +6,10 @@ import type { OutputRecord, RuleEvent } from '../../rules/index.js';
 import type { SinkInput } from '../types.js';
 import type { PulsarAction } from './spec.js';
 import type { OutgoingMessage } from './transport.js';
-import { WholeFloat } from '../../rules/floats.js';
-import { toStr } from '../../rules/to-str.js';
+import { WholeFloat } from '../../rules/values/floats.js';
+import { toStr } from '../../rules/values/to-str.js';
 import { toBytes } from '../bytes.js';
-import { payloadText } from '../../rules/context.js';
+import { payloadText } from '../../rules/compile/context.js';
 
 type Template = (record: OutputRecord, event?: RuleEvent) => unknown;
 

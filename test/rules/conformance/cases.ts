@@ -1,10 +1,10 @@
 // The EMQX conformance suite's one case shape and runner (docs/rules.md, EMQX conformance). Each
 // case is weir's own restatement of what one EMQX test asserts, named by that test; it runs
-// through `weir eval`'s own path (src/rules/eval-lines.ts: the JSON line in, the JSON line out),
+// through `weir eval`'s own path (src/rules/tools/eval-lines.ts: the JSON line in, the JSON line out),
 // so what passes here is what an operator sees from `weir eval`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { evalLine } from '../../../src/rules/eval-lines.js';
+import { evalLine } from '../../../src/rules/tools/eval-lines.js';
 
 /** A float whose value is a whole number, as EMQX prints it (`2.0`); see parseKeepingFloats. */
 export class Float {
