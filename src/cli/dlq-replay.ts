@@ -11,7 +11,7 @@
 // through the outcome. Until its mark is written a letter stays pending, so a replay cut short
 // (Ctrl-C, a crash) is run again; a row stored before the cut is then written again, which the
 // action's on_conflict absorbs as it absorbs a redelivered message.
-import type { RuleConfig, WeirConfig } from '../config/load.js';
+import type { RuleConfig, WeirConfig } from '../config/types.js';
 import { besideConfig } from '../dead-letters/place.js';
 import { DeadLetterQueue } from '../core/path/dead-letter-queue.js';
 import { reducedLetter, type DeadLetter, type DeadLetterStore } from '../dead-letters/letter.js';

@@ -1,7 +1,7 @@
 // weir dlq: the dead letters weir wrote, inspected (list, show), sent back through the current
 // rules once the cause is fixed (replay), and deleted (purge). Exit 2 on bad usage, 1 when the
 // store cannot be read or something is left unstored.
-import type { WeirConfig } from '../config/load.js';
+import type { WeirConfig } from '../config/types.js';
 import { narrows, type LetterFilter, type LetterStore } from '../dead-letters/letter-store.js';
 import { openLetterStore } from '../dead-letters/open-store.js';
 import { replay } from './dlq-replay.js';

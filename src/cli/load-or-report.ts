@@ -1,5 +1,6 @@
 // Loads the configuration for a command, printing every error (file:line:col) when it is invalid.
-import { ConfigErrors, loadConfig, type WeirConfig } from '../config/load.js';
+import { ConfigErrors, loadConfig } from '../config/load.js';
+import type { WeirConfig } from '../config/types.js';
 import { type ConfigError, errorText } from '../errors.js';
 
 /**

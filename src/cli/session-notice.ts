@@ -2,7 +2,7 @@
 // process: a persistent session in a share group keeps taking a share of the messages while weir
 // is away, so a one-off run under the default client id quietly takes production's messages into
 // a queue nobody reads until that id connects again (docs/operations.md, sessions).
-import type { WeirConfig } from '../config/load.js';
+import type { WeirConfig } from '../config/types.js';
 import type { SessionMode } from '../core/ingest/mqtt-session.js';
 import type { Logger } from '../log.js';
 

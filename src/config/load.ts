@@ -8,7 +8,6 @@ import { redactUrl } from '../log.js';
 import { checkSql, compileJsonata, compileSql, validateTopicFilter, type CompiledSqlRule } from '../rules/index.js';
 import type { CompiledRule } from '../rules/types.js';
 import { sinkType, sinkTypeNames } from '../sinks/registry.js';
-import type { SinkType } from '../sinks/types.js';
 import { brokerUrlProblem } from './broker-url.js';
 import { SinkCommonSpec, type BatchConfig, type RetryConfig } from './common-spec.js';
 import { didYouMean } from './did-you-mean.js';
@@ -18,55 +17,7 @@ import { checkTemplates, type RuleOutput } from './template-check.js';
 import { BrokerSpec, RuleFileSpec, WeirSpec, type BrokerConfig, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
 import { interpolateEnv, locate, locateKey, parseYaml, type YamlSource } from './yaml-source.js';
-
-export interface SinkConfig {
-  readonly name: string;
-  readonly type: SinkType;
-  readonly batch: BatchConfig;
-  readonly retry: RetryConfig;
-  readonly max_in_flight: number;
-  /** The type-specific settings, validated against the type's configSchema. */
-  readonly settings: Record<string, unknown>;
-}
-
-export interface ActionConfig {
-  readonly sink: string;
-  /** Where a key of this action is written, for problems found later (`weir check --connect`): ['table'] → its line. */
-  readonly lineOf: (path: ReadonlyArray<string | number>) => number;
-  /** The sink-specific settings, validated against the type's actionSchema. */
-  readonly settings: Record<string, unknown>;
-}
-
-export interface RuleConfig {
-  readonly id: string;
-  readonly file: string;
-  readonly source: string;
-  readonly sql?: string;
-  readonly jsonata?: string;
-  readonly compiled: CompiledRule;
-  readonly payloadFormat: 'json' | 'raw';
-  readonly enabled: boolean;
-  readonly actions: readonly ActionConfig[];
-  readonly tests: RuleFileConfig['tests'];
-  /** What `weir check` and `weir run` report without refusing the rule (config/template-check.ts). */
-  readonly warnings: readonly ConfigError[];
-}
-
-export interface WeirConfig {
-  readonly file: string;
-  readonly broker: WeirFileConfig['broker'];
-  /** Whether weir.yaml sets broker.client_id itself (read from the YAML, not the defaulted value). */
-  readonly clientIdSet: boolean;
-  readonly http: WeirFileConfig['http'];
-  readonly deadLetter: WeirFileConfig['dead_letter'];
-  readonly logLevel: string;
-  readonly logFormat: WeirFileConfig['log_format'];
-  readonly migrateOnStart: boolean;
-  readonly node: string;
-  readonly rulesDir: string;
-  readonly sinks: ReadonlyMap<string, SinkConfig>;
-  readonly rules: readonly RuleConfig[];
-}
+import type { ActionConfig, RuleConfig, SinkConfig, WeirConfig } from './types.js';
 
 /** Every problem found in a configuration, reported together. */
 export class ConfigErrors extends WeirError {

@@ -1,7 +1,7 @@
 // The dead letters `weir dlq` works on: where `weir run` writes them (dead-letters/place.ts),
 // or with --fallback the fallback file, where letters go that their store refused even reduced.
 import { existsSync } from 'node:fs';
-import type { WeirConfig } from '../config/load.js';
+import type { WeirConfig } from '../config/types.js';
 import { besideConfig, deadLetterPlace } from './place.js';
 import { WeirError } from '../errors.js';
 import { silentLogger } from '../log.js';

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { isMap, isScalar, parseDocument } from 'yaml';
-import { loadConfig, type WeirConfig } from '../config/load.js';
+import { loadConfig } from '../config/load.js';
+import type { WeirConfig } from '../config/types.js';
 import { WeirError } from '../errors.js';
 
 export interface DemoEndpoints {

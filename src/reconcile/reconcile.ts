@@ -6,7 +6,7 @@
 // sink commits with them (PostgreSQL: every replica, across restarts), or a topic's records beside
 // the instances' success counters from --metrics (valid when only weir writes the topic and the
 // counters cover the topic's life: no restart).
-import type { SinkConfig, WeirConfig } from '../config/load.js';
+import type { SinkConfig, WeirConfig } from '../config/types.js';
 import { errorText } from '../errors.js';
 import type { TargetCount } from '../sinks/types.js';
 import type { InstanceMetrics } from './metrics.js';

@@ -4,7 +4,7 @@
 // Every spec is checked against its table before anything is counted, so a typo in a column name
 // is reported at once, not after the ledger's count(*) of a large table.
 import pg from 'pg';
-import type { SinkConfig, WeirConfig } from '../config/load.js';
+import type { SinkConfig, WeirConfig } from '../config/types.js';
 import { errorText, WeirError } from '../errors.js';
 import { checkSequence, planSequence, type SequencePlan, type SequenceResult, type SequenceSpec, type TimeRange } from './sequence.js';
 import type { Progress } from './reconcile.js';

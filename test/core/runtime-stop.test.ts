@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { loadConfig, type SinkConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { SinkConfig } from '../../src/config/types.js';
 import { Runtime } from '../../src/core/app/runtime.js';
 import type { Sink, SinkType } from '../../src/sinks/types.js';
 

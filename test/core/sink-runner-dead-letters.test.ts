@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { it } from 'node:test';
-import type { SinkConfig } from '../../src/config/load.js';
+import type { SinkConfig } from '../../src/config/types.js';
 import { DeadLetterQueue } from '../../src/core/path/dead-letter-queue.js';
 import { fileDeadLetterWriter } from '../../src/dead-letters/letter.js';
 import type { Outcome } from '../../src/core/ingest/ack-path.js';

@@ -2,7 +2,7 @@
 // real PostgresSink, without MQTT: for tests of what the PostgreSQL path does with rows. One batch
 // per flush (max_delay_ms is long), a fast retry policy, dead letters into the sink's own table.
 import { join } from 'node:path';
-import type { SinkConfig } from '../../src/config/load.js';
+import type { SinkConfig } from '../../src/config/types.js';
 import { DeadLetterQueue, sinkDeadLetterWriter } from '../../src/core/path/dead-letter-queue.js';
 import type { Outcome } from '../../src/core/ingest/ack-path.js';
 import { SinkRunner } from '../../src/core/path/sink-runner.js';

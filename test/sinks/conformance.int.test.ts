@@ -11,7 +11,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
-import type { SinkConfig } from '../../src/config/load.js';
+import type { SinkConfig } from '../../src/config/types.js';
 import type { Outcome } from '../../src/core/ingest/ack-path.js';
 import { DeadLetterQueue } from '../../src/core/path/dead-letter-queue.js';
 import { fileDeadLetterWriter, type DeadLetter } from '../../src/dead-letters/letter.js';

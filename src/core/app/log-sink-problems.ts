@@ -2,7 +2,7 @@
 // one entry per problem with its rule file and line. Nothing waits on it for long: a sink that
 // cannot be reached is the sink runner's to report (sink-health.ts), and the run goes on either
 // way — messages for a broken action are held and retried until it is fixed.
-import type { WeirConfig } from '../../config/load.js';
+import type { WeirConfig } from '../../config/types.js';
 import type { Logger } from '../../log.js';
 import { verifySinks } from './verify-sinks.js';
 

@@ -1,7 +1,7 @@
 // `weir migrate`, `migrate_on_start` and the demo: every sink whose type can prepare its service
 // (its `migrate` hook: PostgreSQL's migrations/ and hypertables) is migrated in turn. The core names
 // no sink type; a sink without the hook needs nothing.
-import type { SinkConfig, WeirConfig } from '../../config/load.js';
+import type { SinkConfig, WeirConfig } from '../../config/types.js';
 import { errorText } from '../../errors.js';
 import { redactUrl, type Logger } from '../../log.js';
 import { backoffMs, sleep } from '../../retry/backoff.js';

@@ -2,7 +2,8 @@
 // Shutdown stops reading, writes what was read, acks what was written, and disconnects: nothing is
 // acked that was not stored.
 import type http from 'node:http';
-import { loadRules, type SinkConfig, type WeirConfig } from '../../config/load.js';
+import { loadRules } from '../../config/load.js';
+import type { SinkConfig, WeirConfig } from '../../config/types.js';
 import { type ConfigError, errorText } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { createMetrics, registerProcessMetrics, type Metrics } from '../../metrics/names.js';

@@ -2,7 +2,7 @@
 // `verify` hook: tables and columns, topics): `weir check --connect` prints the problems, and
 // `weir run` logs them at start, so a missing table is named with its rule file and line before
 // any message waits on it. The core knows no sink type; each hook knows its own service.
-import type { SinkConfig, WeirConfig } from '../../config/load.js';
+import type { SinkConfig, WeirConfig } from '../../config/types.js';
 import { errorText } from '../../errors.js';
 import { redactUrl } from '../../log.js';
 import { ruleTestOutputs } from '../../rules/tools/rule-tests.js';

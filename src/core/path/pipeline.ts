@@ -4,7 +4,7 @@
 // once every output is stored or dead-lettered. A rule that fails on the message dead-letters it
 // here. The counters follow EMQX: matched = passed + failed, failed = failed_exception + failed_no_result.
 import type { BrokerConfig } from '../../config/schema.js';
-import type { RuleConfig } from '../../config/load.js';
+import type { RuleConfig } from '../../config/types.js';
 import { errorText } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { ruleCounters, type DeadLetterReason, type Metrics, type RuleCounters } from '../../metrics/names.js';

@@ -8,7 +8,7 @@
 // timer and write (docs/benchmarks.md, cost as work grows). Everything per item stays per action:
 // each item carries its action, whose counters, dead letters and rule it is told.
 import PQueue from 'p-queue';
-import type { SinkConfig } from '../../config/load.js';
+import type { SinkConfig } from '../../config/types.js';
 import { errorText } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { actionCounters, type ActionCounters, type DeadLetterReason, type Metrics, type RuleCounters } from '../../metrics/names.js';
