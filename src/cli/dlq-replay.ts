@@ -15,7 +15,7 @@ import type { RuleConfig, WeirConfig } from '../config/types.js';
 import { besideConfig } from '../dead-letters/place.js';
 import { DeadLetterQueue } from '../core/path/dead-letter-queue.js';
 import { reducedLetter, type DeadLetter, type DeadLetterStore } from '../dead-letters/letter.js';
-import type { InboundMessage } from '../core/ingest/mqtt-session.js';
+import type { InboundMessage } from '../core/ingest/message.js';
 import { CallbackSettlement, type MessageOutcome } from '../core/ingest/ack-path.js';
 import { Pipeline } from '../core/path/pipeline.js';
 import { SinkRunner } from '../core/path/sink-runner.js';

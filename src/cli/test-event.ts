@@ -5,7 +5,7 @@
 // would store, and a rule test shows what is stored.
 import type { BrokerConfig } from '../config/schema.js';
 import { EventFactory } from '../core/ingest/event.js';
-import type { InboundMessage } from '../core/ingest/mqtt-session.js';
+import type { InboundMessage } from '../core/ingest/message.js';
 import { eventFromJson } from '../rules/tools/eval-lines.js';
 import type { RuleEvent } from '../rules/index.js';
 

@@ -6,7 +6,7 @@
 // (queue limits) and messages it still holds, queued for sessions such as weir's.
 import mqtt from 'mqtt';
 import type { BrokerConfig } from '../config/schema.js';
-import { brokerTlsOptions } from '../core/ingest/mqtt-session.js';
+import { brokerTlsOptions } from '../config/broker-tls.js';
 
 /** $SYS topic → the name shown (Mosquitto 1.x and 2.x). */
 const TOPICS: Record<string, string> = {

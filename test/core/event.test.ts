@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BrokerConfig } from '../../src/config/schema.js';
 import { EventFactory, topicLevel } from '../../src/core/ingest/event.js';
-import type { InboundMessage } from '../../src/core/ingest/mqtt-session.js';
+import type { InboundMessage } from '../../src/core/ingest/message.js';
 import { EVENT_FIELDS } from '../../src/rules/compile/event-fields.js';
 import { compileSql, compileTemplate, createMessageContext, type EvalResult } from '../../src/rules/index.js';
 

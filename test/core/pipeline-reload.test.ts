@@ -11,7 +11,7 @@ import type { RuleConfig } from '../../src/config/types.js';
 import { CallbackSettlement } from '../../src/core/ingest/ack-path.js';
 import { DeadLetterQueue } from '../../src/core/path/dead-letter-queue.js';
 import { fileDeadLetterWriter } from '../../src/dead-letters/letter.js';
-import type { InboundMessage } from '../../src/core/ingest/mqtt-session.js';
+import type { InboundMessage } from '../../src/core/ingest/message.js';
 import { Pipeline } from '../../src/core/path/pipeline.js';
 import { silentLogger } from '../../src/log.js';
 import { createMetrics, type Metrics } from '../../src/metrics/names.js';

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BrokerConfig } from '../../config/schema.js';
 import type { RuleEvent } from '../../rules/types.js';
-import type { InboundMessage } from './mqtt-session.js';
+import type { InboundMessage } from './message.js';
 
 type Flags = Readonly<{ retain: boolean; dup: boolean }>;
 

@@ -8,25 +8,18 @@
 // needs: CONNECT with a persistent session, SUBSCRIBE, PUBLISH in, PUBACK out, keepalive, and
 // reconnect with backoff. See docs/ingest.md.
 import net from 'node:net';
-import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
 import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet';
+import { brokerTlsOptions } from '../../config/broker-tls.js';
 import { BROKER_SCHEMES } from '../../config/broker-url.js';
 import type { BrokerConfig } from '../../config/schema.js';
 import { redactUrl, type Logger } from '../../log.js';
+import { ReconnectPolicy } from '../../retry/reconnect.js';
 import { AckWindow, type Settlement } from './ack-path.js';
+import { Liveness } from './liveness.js';
+import type { InboundMessage } from './message.js';
 import { isFastPublish, PacketReader } from './packet-reader.js';
 import { type ConnectionEnd, SESSION_TAKEN_OVER, STABLE_MS, TakeoverWatch } from './session-takeover.js';
-
-export interface InboundMessage {
-  readonly topic: string;
-  readonly payload: Buffer;
-  readonly qos: 0 | 1 | 2;
-  readonly retain: boolean;
-  readonly dup: boolean;
-  readonly properties: IPublishPacket['properties'];
-  readonly receivedAt: number;
-}
 
 /**
  * `persistent`: clean start off and the configured session expiry, so the broker keeps the
@@ -56,9 +49,6 @@ export interface SessionEvents {
 // written as they come instead (mqtt-packet's documented writeToStream.cacheNumbers switch).
 mqttPacket.writeToStream.cacheNumbers = false;
 
-/** How long refused connections are retried every `reconnect.refused_ms` before backing off. */
-const REFUSED_PROBE_MS = 60_000;
-
 type State = 'idle' | 'connecting' | 'connected' | 'closing' | 'closed';
 
 export class MqttSession {
@@ -68,29 +58,18 @@ export class MqttSession {
   private window: AckWindow | undefined;
   private readonly filters = new Set<string>();
   private nextPacketId = 1;
-  private attempt = 0;
-  /** When the broker's port first refused a connection since weir was last connected (0: it has not). */
-  private refusedSince = 0;
   /** The last connection attempt ended in ECONNREFUSED: nothing listens at the broker's port. */
   private refused = false;
-  /** Whether a connection that goes quiet gets one more connection (see watchQuiet): not after one that brought nothing. */
-  private knockAgain = true;
-  /** The connection being replaced was closed by the quiet watch: its reconnect is logged as that one line. */
-  private quietKnock = false;
-  private quietTimer: NodeJS.Timeout | undefined;
-  private keepaliveTimer: NodeJS.Timeout | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
   /** Whether the broker, rather than weir, ended the current connection, and with what reason. */
   private brokerEnd: ConnectionEnd | undefined;
   private readonly takeover = new TakeoverWatch();
   private stableTimer: NodeJS.Timeout | undefined;
-  private pingOutstanding = false;
-  /** When the last PINGREQ was written. */
-  private pingSentAt = 0;
   private readingStopped = false;
-  private lastReceivedAt = 0;
   private readonly pending = new Map<number, (ok: boolean, detail: string) => void>();
   private connectedWaiters: Array<() => void> = [];
+  private readonly liveness: Liveness;
+  private readonly reconnect: ReconnectPolicy;
 
   constructor(
     private readonly cfg: BrokerConfig,
@@ -101,6 +80,8 @@ export class MqttSession {
     private readonly mode: SessionMode = 'persistent',
   ) {
     this.clientId = `${cfg.client_id}-${index}`;
+    this.liveness = new Liveness(cfg, this.clientId, log);
+    this.reconnect = new ReconnectPolicy(cfg.reconnect);
   }
 
   get connected(): boolean {
@@ -161,7 +142,7 @@ export class MqttSession {
    */
   async drained(timeoutMs: number, quietMs = 0): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    while ((this.window?.held ?? 0) > 0 || Date.now() - this.lastReceivedAt < quietMs) {
+    while ((this.window?.held ?? 0) > 0 || Date.now() - this.liveness.lastReceivedAt < quietMs) {
       if (!(Date.now() <= deadline)) return false; // also when the deadline is not a number
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -178,8 +159,7 @@ export class MqttSession {
     this.state = 'closing';
     clearTimeout(this.reconnectTimer);
     clearTimeout(this.stableTimer);
-    clearInterval(this.keepaliveTimer);
-    clearInterval(this.quietTimer);
+    this.liveness.stop();
     const sock = this.socket;
     if (sock && wasConnected) {
       const disconnect: Packet =
@@ -226,7 +206,7 @@ export class MqttSession {
       const refused = (err as NodeJS.ErrnoException).code === 'ECONNREFUSED';
       this.refused = refused;
       // While the port refuses, weir retries every refused_ms: one line for the outage, not one per try.
-      if (refused && this.refusedSince) return;
+      if (refused && this.reconnect.probingRefusals) return;
       this.log.warn({ client_id: this.clientId, err: redactUrl(err.message) }, 'broker connection error');
     });
     sock.on('close', () => this.onClose(sock));
@@ -276,7 +256,7 @@ export class MqttSession {
         return;
       }
       case 'pingresp':
-        this.pingOutstanding = false;
+        this.liveness.pong();
         return;
       case 'disconnect': {
         const reason = (p as { reasonCode?: number }).reasonCode ?? 0;
@@ -296,8 +276,7 @@ export class MqttSession {
   }
 
   private onConnected(sock: net.Socket, sessionPresent: boolean): void {
-    this.attempt = 0;
-    this.refusedSince = 0;
+    this.reconnect.connected();
     this.state = 'connected';
     const window = new AckWindow(
       this.cfg.max_unacked,
@@ -310,34 +289,16 @@ export class MqttSession {
     );
     this.window = window;
     // A quiet knock's reconnect was said in one line when it knocked; the rest of it is debug.
-    const knocked = this.quietKnock;
-    this.quietKnock = false;
+    const knocked = this.liveness.takeKnock();
     this.log[knocked ? 'debug' : 'info']({ client_id: this.clientId, session_present: sessionPresent }, 'connected to broker');
     this.events.onState?.(true);
     this.takeover.connected();
     this.watchStable(sock);
-    this.watchQuiet(sock);
-    clearInterval(this.keepaliveTimer);
-    if (this.cfg.keepalive_s > 0) {
-      this.keepaliveTimer = setInterval(() => {
-        // While reading is paused (max_unacked reached: a sink is slow or down) the PINGRESP sits
-        // unread in the socket: its absence then says nothing about the broker. Keep pinging, so
-        // the broker keeps the connection, and judge liveness only while reading.
-        // A PUBLISH that arrived after the PINGREQ is as good as its PINGRESP: the broker is
-        // there. Under load Mosquitto 2.0.11 let 30 s pass without a PINGRESP while delivering
-        // tens of thousands of messages a second on the same connection (npm run bench -- pg, 4
-        // December), and a reconnect there costs more than time: it deals the resumed `$share`
-        // session's messages again (docs/operations.md).
-        if (this.pingOutstanding && !sock.isPaused() && this.lastReceivedAt < this.pingSentAt) {
-          this.log.warn({ client_id: this.clientId }, 'no PINGRESP within keepalive; reconnecting');
-          sock.destroy();
-          return;
-        }
-        this.pingOutstanding = true;
-        this.pingSentAt = Date.now();
-        sock.write(mqttPacket.generate({ cmd: 'pingreq' }));
-      }, this.cfg.keepalive_s * 1000);
-    }
+    this.liveness.watch(
+      sock,
+      () => this.socket === sock && this.state === 'connected' && !this.readingStopped,
+      () => this.window?.held ?? 0,
+    );
     // Subscribing again is harmless when the session kept the subscriptions, and restores them
     // when it did not (session expired, broker restarted without persistence).
     if (this.filters.size) {
@@ -348,43 +309,10 @@ export class MqttSession {
     for (const w of this.connectedWaiters.splice(0)) w();
   }
 
-  /**
-   * HiveMQ CE 2025.5, restarted after a crash (SIGKILL), resumes weir's sessions and then, now and
-   * then, delivers nothing more of what it queued for their shared subscriptions, whatever the
-   * wait, until the session connects again (measured: 2,000-2,500 messages held 20 s after the
-   * restart; in a 200,000-message run a stall 80 s after it held 68,915 until the end;
-   * test/e2e/broker-restart.test.ts, npm run faults). So a connection that has been quiet for
-   * `reconnect.quiet_ms` with nothing unacked is reconnected, once: if that brings messages, the
-   * watch goes on; if it brings nothing, the queue was empty, and the next knock waits until a
-   * message has arrived. An idle fleet costs one extra connection per quiet spell; a held queue
-   * is delayed by quiet_ms, not lost.
-   */
-  private watchQuiet(sock: net.Socket): void {
-    const ms = this.cfg.reconnect.quiet_ms;
-    clearInterval(this.quietTimer);
-    if (ms <= 0) return;
-    const since = Date.now();
-    this.quietTimer = setInterval(
-      () => {
-        // Stopping (reading paused): the broker redelivers what is left to the next start.
-        if (this.socket !== sock || this.state !== 'connected' || this.readingStopped) return clearInterval(this.quietTimer);
-        if (!this.knockAgain || Date.now() - Math.max(since, this.lastReceivedAt) < ms || (this.window?.held ?? 0) > 0) return;
-        clearInterval(this.quietTimer);
-        this.knockAgain = false;
-        this.quietKnock = true;
-        this.log.info({ client_id: this.clientId, quiet_ms: ms }, 'connection went quiet; reconnecting in case the broker holds its queue');
-        sock.destroy();
-      },
-      Math.min(ms, 1000),
-    );
-    this.quietTimer.unref();
-  }
-
   private onPublish(p: IPublishPacket, sock: net.Socket): void {
     this.events.onReceived?.();
     const now = Date.now();
-    this.lastReceivedAt = now;
-    this.knockAgain = true;
+    this.liveness.received(now);
     let msg: InboundMessage;
     if (isFastPublish(p)) {
       p.receivedAt = now;
@@ -408,9 +336,7 @@ export class MqttSession {
 
   private onClose(sock: net.Socket): void {
     if (sock !== this.socket) return;
-    clearInterval(this.keepaliveTimer);
-    clearInterval(this.quietTimer);
-    this.pingOutstanding = false;
+    this.liveness.stop();
     for (const [, done] of this.pending) done(false, 'connection closed');
     this.pending.clear();
     const abandoned = this.window?.abandon() ?? 0;
@@ -423,10 +349,10 @@ export class MqttSession {
     if (!wasConnected) {
       this.takeover.failed();
       // An attempt after the knock failed: the connection that comes is an outage's end, said at info.
-      this.quietKnock = false;
+      this.liveness.quietKnock = false;
     }
     // While the session is taken over, weir waits ever longer rather than take it back at once.
-    const delay = closing ? 0 : this.takeover.takenOver ? this.takeover.delay() : this.reconnectDelay();
+    const delay = closing ? 0 : this.takeover.takenOver ? this.takeover.delay() : this.reconnect.delay(this.refused);
     if (takenOver) {
       this.events.onTakenOver?.();
       this.log.error(
@@ -434,7 +360,7 @@ export class MqttSession {
         `session taken over by another client with client id ${this.clientId}: each weir process needs its own broker.client_id (docs/operations.md, "Broker sessions"); backing off`,
       );
     } else if (wasConnected) {
-      this.log[this.quietKnock ? 'debug' : 'warn']({ client_id: this.clientId, unacked_abandoned: abandoned }, 'disconnected from broker');
+      this.log[this.liveness.quietKnock ? 'debug' : 'warn']({ client_id: this.clientId, unacked_abandoned: abandoned }, 'disconnected from broker');
     }
     if (wasConnected) this.events.onState?.(false);
     if (closing) return;
@@ -460,27 +386,6 @@ export class MqttSession {
       this.log.info({ client_id: this.clientId, stable_ms: STABLE_MS }, 'session no longer taken over: connected that long without another client taking it');
     }, STABLE_MS);
     this.stableTimer.unref();
-  }
-
-  /**
-   * Exponential backoff with full jitter, so a fleet of sidecars does not reconnect in lockstep;
-   * except while the broker's port refuses connections. That is a broker restarting (or not yet
-   * started): the refusal costs it nothing, and the sooner weir is connected again the less is
-   * lost on brokers that do not restore $share subscriptions (Mosquitto 2.0: everything acked
-   * between the broker's start and weir's SUBSCRIBE goes to nobody). Measured with the default
-   * backoff, weir subscribed again 41-2,328 ms after Mosquitto's start (median ~1 s, ~1,800 of
-   * 8,000 messages lost); probing every 20-50 ms, after 16-33 ms and 0 lost (docs/operations.md).
-   * Past REFUSED_PROBE_MS of refusals the backoff applies again: a broker that is gone, not restarting.
-   */
-  private reconnectDelay(): number {
-    const { min_ms, max_ms, refused_ms } = this.cfg.reconnect;
-    if (this.refused && refused_ms > 0) {
-      this.refusedSince ||= Date.now();
-      if (Date.now() - this.refusedSince < REFUSED_PROBE_MS) return refused_ms / 2 + (Math.random() * refused_ms) / 2;
-    }
-    const cap = Math.min(max_ms, min_ms * 2 ** Math.min(this.attempt, 16));
-    this.attempt++;
-    return min_ms + Math.random() * (cap - min_ms);
   }
 
   private send(packet: Packet): void {
@@ -518,19 +423,4 @@ export class MqttSession {
       this.log.info({ client_id: this.clientId, filters }, 'unsubscribed'),
     );
   }
-}
-
-/** TLS options for a connection to the broker (weir's sessions, reconcile's $SYS read). */
-export function brokerTlsOptions(
-  cfg: BrokerConfig,
-  host: string,
-): { servername?: string; rejectUnauthorized: boolean; ca?: Buffer; cert?: Buffer; key?: Buffer } {
-  const t = cfg.tls;
-  return {
-    servername: t?.servername ?? (net.isIP(host) ? undefined : host),
-    rejectUnauthorized: t?.verify ?? true,
-    ca: t?.ca ? readFileSync(t.ca) : undefined,
-    cert: t?.cert ? readFileSync(t.cert) : undefined,
-    key: t?.key ? readFileSync(t.key) : undefined,
-  };
 }

@@ -5,7 +5,7 @@
 // dozen times per packet; that was the largest single cost of weir's ingest (profile in
 // docs/benchmarks.md), and a PUBLISH's layout is small and fixed (MQTT 3.1.1 §3.3, MQTT 5 §3.3).
 import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet';
-import type { InboundMessage } from './mqtt-session.js';
+import type { InboundMessage } from './message.js';
 
 /**
  * A PUBLISH this reader decoded: already the shape of the message the session hands on (its

@@ -12,7 +12,7 @@ import { createMessageContext, rawPayloadOf, type MessageContext } from '../../r
 import type { EvalResult, RuleEvent } from '../../rules/types.js';
 import { letterFor, type DeadLetter } from '../../dead-letters/letter.js';
 import type { DeadLetterQueue } from './dead-letter-queue.js';
-import type { InboundMessage } from '../ingest/mqtt-session.js';
+import type { InboundMessage } from '../ingest/message.js';
 import { TopicRouter } from './router.js';
 import type { Settlement } from '../ingest/ack-path.js';
 import { EventFactory } from '../ingest/event.js';
