@@ -7,7 +7,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
 import type { SinkConfig } from '../../src/config/types.js';
-import type { Outcome, RuleAction } from '../../src/core/ingest/ack-path.js';
+import type { Outcome } from '../../src/core/ingest/ack-path.js';
 import { DeadLetterQueue } from '../../src/core/path/dead-letter-queue.js';
 import { fileDeadLetterWriter } from '../../src/dead-letters/letter.js';
 import { type ActionHandle, SinkRunner } from '../../src/core/path/sink-runner.js';
@@ -72,20 +72,18 @@ async function setup(batch = { max_items: 100, max_bytes: 1 << 20, max_delay_ms:
   const runner = new SinkRunner(cfg, sink as unknown as Sink, dlq, metrics, silentLogger, stop.signal);
   await runner.connect();
   const ended: Array<{ n: number; outcome: Outcome; rule: string }> = [];
-  const rulesOf = new Map<RuleAction, string>();
   return {
     sink,
     runner,
     ended,
     bind(rule: string, target?: string): ActionHandle {
       const handle = runner.bind(rule, target === undefined ? {} : { target }, ruleCounters(metrics, rule));
-      rulesOf.set(handle, rule);
       return handle;
     },
     send(handle: ActionHandle, ns: number[]): void {
       for (const n of ns) {
         runner.enqueue(handle, { n }, { topic: `t/${handle.ruleId}`, payload: String(n) }, 10, {
-          itemDone: (outcome, action) => ended.push({ n, outcome, rule: rulesOf.get(action)! }),
+          itemDone: (outcome) => ended.push({ n, outcome, rule: handle.ruleId }),
         });
       }
     },

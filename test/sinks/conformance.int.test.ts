@@ -91,7 +91,7 @@ async function runnerFor(type: SinkType, target: Target, batch: SinkConfig['batc
         for (const [i, record] of records.entries()) {
           const payload = JSON.stringify(record);
           runner.enqueue(as, record, { topic: `device/${String(record.dev)}/telemetry`, payload }, payload.length, {
-            itemDone: (outcome, _action, letter) => {
+            itemDone: (outcome, letter) => {
               ended[i] = { outcome, letter };
               if (--left === 0) resolve(ended);
             },

@@ -17,7 +17,6 @@
 // second since the window opened, a small integer (a V8 Smi, stored in the slot's field: no
 // HeapNumber per message) that stays one for 3.4 years of connection.
 import type { Socket } from 'node:net';
-import type { RuleCounters } from '../../metrics/names.js';
 import type { DeadLetter } from '../../dead-letters/letter.js';
 
 export class AckWindow {
@@ -178,14 +177,9 @@ export class AckWindow {
 /** How an item ended. Every item ends exactly once. */
 export type Outcome = 'stored' | 'dead_lettered';
 
-/** The rule an item came from, as the one who waits for the item needs it (a SinkRunner's ActionHandle). */
-export interface RuleAction {
-  readonly ruleCounters: RuleCounters;
-}
-
-/** Whoever waits for an item: told exactly once how it ended, by which action, and its dead letter if it has one. */
+/** Whoever waits for an item: told exactly once how it ended, and its dead letter if it has one. */
 export interface ItemWaiter {
-  itemDone(outcome: Outcome, action: RuleAction, letter?: DeadLetter): void;
+  itemDone(outcome: Outcome, letter?: DeadLetter): void;
 }
 
 /**
@@ -241,15 +235,9 @@ export abstract class Settlement implements ItemWaiter, MessageOutcome {
     (this.dead ??= []).push(letter);
   }
 
-  itemDone(outcome: Outcome, action: RuleAction, letter?: DeadLetter): void {
-    const c = action.ruleCounters;
-    if (outcome === 'stored') {
-      this.stored++;
-      c.actionsSuccess.inc();
-    } else {
-      c.actionsFailed.inc();
-      if (letter) this.deadLettered(letter);
-    }
+  itemDone(outcome: Outcome, letter?: DeadLetter): void {
+    if (outcome === 'stored') this.stored++;
+    else if (letter) this.deadLettered(letter);
     this.release();
   }
 }

@@ -146,7 +146,6 @@ export class Pipeline {
     for (const record of result.outputs) {
       for (const a of rule.actions) {
         settlement.hold();
-        c.actionsTotal.inc();
         a.runner.enqueue(a.handle, record, event, bytes, settlement);
       }
     }

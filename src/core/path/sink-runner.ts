@@ -6,7 +6,8 @@
 // bound action's batchKey (a table and its columns, a topic). 100 rules into one table thus make
 // one stream of full batches rather than 100 streams of a hundredth of the size, each with its own
 // timer and write (docs/benchmarks.md, cost as work grows). Everything per item stays per action:
-// each item carries its action, whose counters, dead letters and rule it is told.
+// each item carries its action, whose counters (the action's, and its rule's actions.total/success/
+// failed), dead letters and rule it is told.
 import PQueue from 'p-queue';
 import type { SinkConfig } from '../../config/types.js';
 import { errorText } from '../../errors.js';
@@ -15,7 +16,7 @@ import { actionCounters, type ActionCounters, type DeadLetterReason, type Metric
 import { backoffMs, fatalBackoffMs, sleep } from '../../retry/backoff.js';
 import type { OutputRecord } from '../../rules/types.js';
 import type { BoundAction, ErrorClass, Sink, SinkInput, WriteResult } from '../../sinks/types.js';
-import type { ItemWaiter, RuleAction } from '../ingest/ack-path.js';
+import type { ItemWaiter } from '../ingest/ack-path.js';
 import { Batcher } from './batcher.js';
 import { letterFor } from '../../dead-letters/letter.js';
 import type { DeadLetterQueue } from './dead-letter-queue.js';
@@ -55,7 +56,7 @@ class BatchStream {
 }
 
 /** A rule's action bound to this sink: its encoder, the batch stream it shares, its and its rule's counters. */
-export class ActionHandle implements RuleAction {
+export class ActionHandle {
   constructor(
     readonly ruleId: string,
     readonly bound: BoundAction<unknown>,
@@ -154,6 +155,7 @@ export class SinkRunner {
    * `bytes` is what the output weighs for the batch's byte limit.
    */
   enqueue(handle: ActionHandle, record: SinkInput['record'], event: SinkInput['event'], bytes: number, waiter: ItemWaiter): void {
+    handle.ruleCounters.actionsTotal.inc();
     handle.counters.matched.inc();
     const entry = new Entry(record, event, handle, waiter);
     try {
@@ -225,8 +227,9 @@ export class SinkRunner {
     byAction(stored, (a, n) => {
       a.counters.success.inc(n);
       a.counters.inflight.dec(n);
+      a.ruleCounters.actionsSuccess.inc(n);
     });
-    for (const e of stored) e.waiter.itemDone('stored', e.action);
+    for (const e of stored) e.waiter.itemDone('stored');
     for (const r of result.rejected) await this.deadLetter([batch[r.index]!], 'rejected', r.error, true);
     if (result.retry.length) {
       await this.retryLater(
@@ -280,7 +283,8 @@ export class SinkRunner {
     for (const [i, e] of entries.entries()) {
       e.action.counters.deadLettered.inc();
       if (wasInflight) e.action.counters.inflight.dec();
-      e.waiter.itemDone('dead_lettered', e.action, letters[i]);
+      e.action.ruleCounters.actionsFailed.inc();
+      e.waiter.itemDone('dead_lettered', letters[i]);
     }
   }
 }
