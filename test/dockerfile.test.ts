@@ -18,7 +18,7 @@ import { demoPackagesMissing } from '../src/cli/demo.js';
 import { httpSection } from '../src/cli/health.js';
 import { loadConfig } from '../src/config/load.js';
 import type { WeirConfig } from '../src/config/types.js';
-import { besideConfig, deadLetterPlace } from '../src/dead-letters/place.js';
+import { besideConfig, deadLetterPlace } from '../src/core/app/dead-letter-place.js';
 import { certificates } from './harness/certificates.js';
 import { tempDir } from './harness/process.js';
 import { ROOT, shippedNodeFlags, startWeir, type WeirProcess } from './harness/weir.js';

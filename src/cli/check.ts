@@ -2,7 +2,7 @@
 // --connect, also ask every sink whether it has what the rules need.
 import { verifySinks } from '../core/app/verify-sinks.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 import { loadOrReport } from './load-or-report.js';
 
 const HELP = `usage: weir check [--config FILE] [--rules DIR] [--connect]

@@ -15,10 +15,10 @@ import type { Devices } from '../embedded/devices.js';
 import { ConfigErrors } from '../config/load.js';
 import { errorText, WeirError, type ConfigError } from '../errors.js';
 import { createLogger, type Logger } from '../log.js';
+import { parsePrometheus, sumOf } from '../metrics/text.js';
 import { PACKAGE_ROOT } from '../paths.js';
 import { migratableSinks, migrateSinks } from '../core/app/migrate-sinks.js';
 import { numberOption, parse } from './args.js';
-import type { Command } from './commands.js';
 
 /** Where the demo serves /metrics unless --http-port says otherwise: the shipped weir.yaml's port. */
 const DEFAULT_HTTP_PORT = 9464;
@@ -39,50 +39,48 @@ the running rules stay.
   --http-port N       port of /metrics, /healthz, /readyz (default ${DEFAULT_HTTP_PORT}; 0 picks a free one)
 `;
 
-export const demoCommand: Command = {
-  summary: 'run weir on an embedded broker and database with simulated devices',
-  async run(args) {
-    const p = parse(
-      args,
-      {
-        config: { type: 'string', short: 'c' },
-        devices: numberOption({ unit: 'devices', min: 0 }),
-        'interval-ms': numberOption({ unit: 'milliseconds', min: 10 }),
-        size: numberOption({ unit: 'bytes', min: 0 }),
-        'http-port': numberOption({ unit: 'port', noun: 'a port number', min: 0, max: 65_535 }),
-      },
-      HELP,
-    );
-    if ('exit' in p) return p.exit;
-    const devicesN = p.values.devices ?? 100;
-    const intervalMs = p.values['interval-ms'] ?? 1000;
-    const size = p.values.size ?? 200;
-    const httpPort = p.values['http-port'] ?? DEFAULT_HTTP_PORT;
-    const log = createLogger(process.env.WEIR_LOG_LEVEL ?? 'warn');
-    const demo = new Demo(log);
-    const stopped = new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
-    try {
-      await demo.start(p.values.config ?? join(PACKAGE_ROOT, 'weir.yaml'), { devices: devicesN, intervalMs, size, httpPort });
-    } catch (err) {
-      if (err instanceof ConfigErrors) for (const e of err.errors) process.stderr.write(`error: ${e.message}\n`);
-      else if (err instanceof WeirError && err.code === 'config.http_port_in_use')
-        process.stderr.write(
-          `error: port ${httpPort} (the demo's /metrics, /healthz, /readyz) is in use by another process: choose another with --http-port N (0 picks a free one)\n`,
-        );
-      else process.stderr.write(`error: ${errorText(err)}\n`);
-      await demo.stop();
-      return 1;
-    }
-    const signal = await stopped;
-    process.stdout.write(`\n${signal}: stopping (devices, then weir: store and ack what was read, then the broker and database)\n`);
-    const summary = await demo.stop();
-    process.stdout.write(`stopped: ${summary}\n`);
-    return 0;
-  },
-};
+/** `weir demo` (its summary is in commands.ts, which loads this file only when the demo runs). */
+export async function runDemo(args: string[]): Promise<number> {
+  const p = parse(
+    args,
+    {
+      config: { type: 'string', short: 'c' },
+      devices: numberOption({ unit: 'devices', min: 0 }),
+      'interval-ms': numberOption({ unit: 'milliseconds', min: 10 }),
+      size: numberOption({ unit: 'bytes', min: 0 }),
+      'http-port': numberOption({ unit: 'port', noun: 'a port number', min: 0, max: 65_535 }),
+    },
+    HELP,
+  );
+  if ('exit' in p) return p.exit;
+  const devicesN = p.values.devices ?? 100;
+  const intervalMs = p.values['interval-ms'] ?? 1000;
+  const size = p.values.size ?? 200;
+  const httpPort = p.values['http-port'] ?? DEFAULT_HTTP_PORT;
+  const log = createLogger(process.env.WEIR_LOG_LEVEL ?? 'warn');
+  const demo = new Demo(log);
+  const stopped = new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  try {
+    await demo.start(p.values.config ?? join(PACKAGE_ROOT, 'weir.yaml'), { devices: devicesN, intervalMs, size, httpPort });
+  } catch (err) {
+    if (err instanceof ConfigErrors) for (const e of err.errors) process.stderr.write(`error: ${e.message}\n`);
+    else if (err instanceof WeirError && err.code === 'config.http_port_in_use')
+      process.stderr.write(
+        `error: port ${httpPort} (the demo's /metrics, /healthz, /readyz) is in use by another process: choose another with --http-port N (0 picks a free one)\n`,
+      );
+    else process.stderr.write(`error: ${errorText(err)}\n`);
+    await demo.stop();
+    return 1;
+  }
+  const signal = await stopped;
+  process.stdout.write(`\n${signal}: stopping (devices, then weir: store and ack what was read, then the broker and database)\n`);
+  const summary = await demo.stop();
+  process.stdout.write(`stopped: ${summary}\n`);
+  return 0;
+}
 
 interface DemoOptions {
   devices: number;
@@ -105,8 +103,8 @@ class Demo {
   constructor(private readonly log: Logger) {}
 
   async start(configFile: string, o: DemoOptions): Promise<void> {
-    // Loaded here, not at the top: every other weir command imports this file through commands.ts
-    // and should not pay for loading aedes and PGlite (150 ms).
+    // Loaded here, not at the top: `weir demo --help` and a demo that stops at a config error
+    // should not pay for loading aedes and PGlite (150 ms).
     // Their packages are devDependencies (the image and `npm ci --omit=dev` leave them out).
     const [{ startEmbeddedBroker }, { startEmbeddedDatabase }, { simulateDevices }] = await Promise.all([
       import('../embedded/broker.js'),
@@ -162,12 +160,12 @@ class Demo {
     this.ticker = setInterval(() => {
       void (async () => {
         try {
-          const text = await (await fetch(metricsUrl)).text();
+          const samples = parsePrometheus(await (await fetch(metricsUrl)).text());
           const stored = await this.db!.count(this.table);
           const now = Date.now();
           const rate = Math.round(((stored - last.stored) * 1000) / Math.max(1, now - last.at));
           last = { at: now, stored };
-          const line = `received ${sumMetric(text, 'weir_ingest_received_total')}  matched ${sumMetric(text, 'weir_rule_matched_total')}  stored ${stored}  rate ${rate} rows/s  dead-lettered ${sumMetric(text, 'weir_dead_letter_total')}`;
+          const line = `received ${sumOf(samples, 'weir_ingest_received_total')}  matched ${sumOf(samples, 'weir_rule_matched_total')}  stored ${stored}  rate ${rate} rows/s  dead-lettered ${sumOf(samples, 'weir_dead_letter_total')}`;
           process.stdout.write(tty ? `\r${line}   ` : `${line}\n`);
         } catch {
           // Stopping, or one missed tick: the next one tells.
@@ -229,21 +227,8 @@ export function demoPackagesMissing(err: unknown): WeirError | undefined {
   );
 }
 
-/** Sum of every sample of one metric family in Prometheus text format. */
-function sumMetric(text: string, name: string): number {
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(name)) continue;
-    const rest = line.slice(name.length);
-    if (rest[0] !== ' ' && rest[0] !== '{') continue;
-    const v = Number(line.slice(line.lastIndexOf(' ') + 1));
-    if (Number.isFinite(v)) sum += v;
-  }
-  return sum;
-}
-
 // `npm run demo` runs this file from source (no build needed right after a clone); the published
 // package runs it as `weir demo`.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  process.exitCode = await demoCommand.run(process.argv.slice(2));
+  process.exitCode = await runDemo(process.argv.slice(2));
 }

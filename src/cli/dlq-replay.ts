@@ -12,7 +12,7 @@
 // (Ctrl-C, a crash) is run again; a row stored before the cut is then written again, which the
 // action's on_conflict absorbs as it absorbs a redelivered message.
 import type { RuleConfig, WeirConfig } from '../config/types.js';
-import { besideConfig } from '../dead-letters/place.js';
+import { besideConfig } from '../core/app/dead-letter-place.js';
 import { DeadLetterQueue } from '../core/path/dead-letter-queue.js';
 import { reducedLetter, type DeadLetter, type DeadLetterStore } from '../dead-letters/letter.js';
 import type { InboundMessage } from '../core/ingest/message.js';

@@ -3,12 +3,12 @@
 // store cannot be read or something is left unstored.
 import type { WeirConfig } from '../config/types.js';
 import { narrows, type LetterFilter, type LetterStore } from '../dead-letters/letter-store.js';
-import { openLetterStore } from '../dead-letters/open-store.js';
+import { openLetterStore } from './dlq-store.js';
 import { replay } from './dlq-replay.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
 import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError, type Parsed } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 import { letterJson, letterTable, letterText, replaySummaryText, summaryJson } from './dlq-output.js';
 import { loadOrReport, loadSettingsOrReport } from './load-or-report.js';
 

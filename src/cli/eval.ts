@@ -3,7 +3,7 @@
 import { createInterface } from 'node:readline';
 import { evalLine } from '../rules/tools/eval-lines.js';
 import { parse } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 
 const HELP = `usage: weir eval < lines.jsonl
 

@@ -22,7 +22,7 @@ import { validatePart } from '../config/validate.js';
 import { interpolateEnv, parseYaml, type YamlSource } from '../config/yaml-source.js';
 import { errorText } from '../errors.js';
 import { CONFIG_OPTION, parse, usageError } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 
 const HELP = `usage: weir health [--config FILE] [--timeout-ms N] [--cert FILE --key FILE]
 

@@ -2,7 +2,7 @@
 import { migratableSinks, migrateSinks } from '../core/app/migrate-sinks.js';
 import { errorText } from '../errors.js';
 import { CONFIG_HELP, CONFIG_OPTION, parse } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 import { loadOrReport } from './load-or-report.js';
 
 const HELP = `usage: weir migrate [--config FILE] [--sink NAME] [--dir DIR]

@@ -11,7 +11,7 @@ import { errorText, WeirError } from '../errors.js';
 import { redactUrl } from '../log.js';
 import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError } from './args.js';
 import { columns } from './columns.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 import { loadOrReport } from './load-or-report.js';
 
 const HELP = `usage: weir reconcile [--config FILE] [--metrics URL ...] [--sequence SPEC ...] [--stale-after N] [--broker] [--json]

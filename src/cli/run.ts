@@ -7,7 +7,7 @@ import { createLogger, redactUrl } from '../log.js';
 import { migratableSinks } from '../core/app/migrate-sinks.js';
 import { logSinkProblems } from '../core/app/log-sink-problems.js';
 import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 import { loadOrReport } from './load-or-report.js';
 import { logSessionNotice } from './session-notice.js';
 

@@ -14,7 +14,7 @@ import { compileJsonata, compileSql } from '../rules/index.js';
 import { runRuleTests, type EventMaker, type RuleTestSpec } from '../rules/tools/rule-tests.js';
 import { Value } from '@sinclair/typebox/value';
 import { CONFIG_OPTION, parse } from './args.js';
-import type { Command } from './commands.js';
+import type { Command } from './command.js';
 import { junitXml, type JunitCase, type JunitSuite } from './junit.js';
 import { testEventMaker } from './test-event.js';
 

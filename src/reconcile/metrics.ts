@@ -7,6 +7,7 @@
 // does not answer is named, not just the first.
 import { errorText } from '../errors.js';
 import { redactUrl } from '../log.js';
+import { parsePrometheus, type Sample } from '../metrics/text.js';
 
 /** How long a /metrics answer may take: a loaded weir answers in milliseconds, a frozen one never. */
 export const METRICS_TIMEOUT_MS = 10_000;
@@ -29,20 +30,6 @@ export interface InstanceMetrics {
   readonly held: readonly ConnectionHeld[];
   rule(id: string): { matched: number; passed: number; failed: number };
   action(sink: string, rule: string): { success: number; deadLettered: number };
-}
-
-type Sample = { name: string; labels: Record<string, string>; value: number };
-
-export function parsePrometheus(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)/.exec(line);
-    if (!m) continue;
-    const labels = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1]!, x[2]!]));
-    out.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return out;
 }
 
 /** A --metrics URL that did not answer, or not with metrics: named (credentials redacted) with why. */

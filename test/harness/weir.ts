@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parsePrometheus } from '../../src/metrics/text.js';
 import { freePort, startService, tempDir, waitFor, type Service } from './process.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -152,13 +153,12 @@ export async function startWeir(
   return w;
 }
 
-/** Prometheus text format → `name{labels}` → value. */
+/** Prometheus text format → `name{labels}` (labels as prom-client writes them) → value. */
 export function parseMetrics(text: string): Map<string, number> {
   const m = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const sp = line.lastIndexOf(' ');
-    m.set(line.slice(0, sp), Number(line.slice(sp + 1)));
+  for (const s of parsePrometheus(text)) {
+    const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`);
+    m.set(labels.length ? `${s.name}{${labels.join(',')}}` : s.name, s.value);
   }
   return m;
 }

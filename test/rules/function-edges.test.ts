@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compileSql, createMessageContext } from '../../src/rules/index.js';
-import { toJsonValue } from '../../src/rules/tools/json-out.js';
+import { toJsonValue } from '../../src/rules/values/json-out.js';
 import { baseEvent } from './helpers.js';
 
 // Local time is UTC here so the RFC 3339 cases do not depend on the host's zone.

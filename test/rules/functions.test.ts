@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { compileSql, createMessageContext, FUNCTIONS, RuleError } from '../../src/rules/index.js';
 import { UNSUPPORTED } from '../../src/rules/functions/unsupported.js';
 import { plainNumbers } from '../../src/rules/values/floats.js';
-import { toJsonValue } from '../../src/rules/tools/json-out.js';
+import { toJsonValue } from '../../src/rules/values/json-out.js';
 import { typeName } from '../../src/rules/values/value-types.js';
 import { baseEvent } from './helpers.js';
 

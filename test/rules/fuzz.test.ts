@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { compileSql, createMessageContext, RuleError, RuleEvalError } from '../../src/rules/index.js';
-import { toJsonValue } from '../../src/rules/tools/json-out.js';
+import { toJsonValue } from '../../src/rules/values/json-out.js';
 import { anySql, mutated, payload, statement } from './fuzz-arbitraries.js';
 import { baseEvent } from './helpers.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { compileSql, createMessageContext, RuleError, RuleEvalError } from '../../src/rules/index.js';
-import { toJsonValue } from '../../src/rules/tools/json-out.js';
+import { toJsonValue } from '../../src/rules/values/json-out.js';
 import { baseEvent } from './helpers.js';
 
 interface Vector {

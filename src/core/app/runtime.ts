@@ -8,7 +8,7 @@ import { type ConfigError, errorText } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { createMetrics, registerProcessMetrics, type Metrics } from '../../metrics/names.js';
 import { VERSION } from '../../version.js';
-import { besideConfig, deadLetterPlace } from '../../dead-letters/place.js';
+import { besideConfig, deadLetterPlace } from './dead-letter-place.js';
 import { fileDeadLetterWriter, type DeadLetterStore } from '../../dead-letters/letter.js';
 import { DeadLetterQueue, sinkDeadLetterWriter } from '../path/dead-letter-queue.js';
 import { boundPort, startHttp } from './http.js';

@@ -7,7 +7,7 @@ import { errorText } from '../../errors.js';
 import { redactUrl } from '../../log.js';
 import { ruleTestOutputs } from '../../rules/tools/rule-tests.js';
 import type { ActionToVerify, VerifyProblem } from '../../sinks/types.js';
-import { deadLetterPlace } from '../../dead-letters/place.js';
+import { deadLetterPlace } from './dead-letter-place.js';
 
 export interface SinkVerification {
   readonly sink: string;

@@ -1,7 +1,7 @@
 // Encodings: base64, hex, JSON. Decoders return bytes; bytes that are valid UTF-8 read as
 // strings everywhere (comparisons, string functions, JSON output).
 import { RuleEvalError } from '../errors.js';
-import { toJsonValue } from '../tools/json-out.js';
+import { toJsonValue } from '../values/json-out.js';
 import { parseJson } from '../values/json-floats.js';
 import { toJson } from '../values/to-json.js';
 import { checkSize, needBytes, needStr } from './args.js';

@@ -5,7 +5,7 @@
 import { compileSql } from '../compile/compile.js';
 import { createMessageContext } from '../compile/context.js';
 import { compileJsonata } from '../compile/jsonata.js';
-import { fromJsonBytes, toJsonValue } from './json-out.js';
+import { fromJsonBytes, toJsonValue } from '../values/json-out.js';
 import type { CompiledRule, RuleEvent } from '../types.js';
 import { parseJson } from '../values/json-floats.js';
 import { toJson } from '../values/to-json.js';

@@ -6,7 +6,7 @@ import { compileSql } from '../compile/compile.js';
 import { createMessageContext } from '../compile/context.js';
 import { eventFromJson } from './eval-lines.js';
 import { compileJsonata } from '../compile/jsonata.js';
-import { toJsonValue } from './json-out.js';
+import { toJsonValue } from '../values/json-out.js';
 import { stripShare } from '../topic.js';
 import type { CompiledRule, OutputRecord, RuleEvent } from '../types.js';
 import { isObj } from '../values/value-types.js';

@@ -10,15 +10,7 @@ import { ALL_WRITTEN, type BoundAction, type Sink, type SinkDeps, type WriteResu
 import { classifyPgError, pgFatalKind } from './classify.js';
 import { insertDeadLetters } from './dead-letter-insert.js';
 import type { PostgresAction, PostgresConfig } from './spec.js';
-import { arrayLiteral, insertSql, LEDGER_TABLE, toColumnValue, withLedger, type ColumnType } from './statements.js';
-
-/** One action's compiled mapping, shared by all of its rows. */
-export interface PgTarget {
-  readonly ruleId: string;
-  readonly table: string;
-  readonly columns: readonly string[];
-  readonly onConflict: string | undefined;
-}
+import { arrayLiteral, insertSql, LEDGER_TABLE, toColumnValue, withLedger, type ColumnType, type PgTarget } from './statements.js';
 
 /** A class, not an object literal, so that V8 does not start allocating rows in the old generation (see eventClass in core/ingest/event.ts). */
 export class PgRow {

@@ -1,7 +1,14 @@
 // SQL text for the insert modes, and JS values shaped for the column they go into.
 import { WholeFloat } from '../../rules/values/floats.js';
 import { quoteIdent, quoteTable } from '../../sql/quote.js';
-import type { PgTarget } from './sink.js';
+
+/** One action's compiled mapping, shared by all of its rows. */
+export interface PgTarget {
+  readonly ruleId: string;
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly onConflict: string | undefined;
+}
 
 /** Created by migrations/003_ledger.sql. */
 export const LEDGER_TABLE = 'weir_ledger';

@@ -2,7 +2,7 @@
 // (which reads them): weir.yaml's dead_letter.sink or dead_letter.file, else the first sink that
 // keeps dead letters itself, else weir-dead-letter.jsonl beside weir.yaml.
 import { dirname, resolve } from 'node:path';
-import type { SinkConfig, WeirConfig } from '../config/types.js';
+import type { SinkConfig, WeirConfig } from '../../config/types.js';
 
 export type DeadLetterPlace =
   | { readonly sink: SinkConfig }

@@ -1,7 +1,7 @@
 // Values as JSON for tools (weir eval, weir test): byte strings that are valid UTF-8 become
 // strings, others {"$hex": "…"}; a field whose value is undefined is still a field (EMQX keeps
 // it in the record) and is shown as null.
-import { isObj } from '../values/value-types.js';
+import { isObj } from './value-types.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
