@@ -22,7 +22,7 @@ import { SinkRunner } from '../core/path/sink-runner.js';
 import { errorText } from '../errors.js';
 import type { Logger } from '../log.js';
 import { createMetrics } from '../metrics/names.js';
-import { sleep } from '../retry/backoff.js';
+import { DEAD_LETTER_POLICY, sleep } from '../retry/backoff.js';
 import { stripShare, topicMatches } from '../rules/topic.js';
 import type { LetterFilter, LetterStore, ReplayMark, StoredLetter } from '../dead-letters/letter-store.js';
 
@@ -98,14 +98,7 @@ class Replayer {
     const signal = this.abort.signal;
     opts.signal.addEventListener('abort', () => this.abort.abort(), { once: true });
     this.aborted = new Promise((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
-    const dlq = new DeadLetterQueue(
-      HANDED_BACK,
-      { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 },
-      this.metrics,
-      opts.log,
-      signal,
-      besideConfig(cfg, cfg.deadLetter.fallback_file),
-    );
+    const dlq = new DeadLetterQueue(HANDED_BACK, DEAD_LETTER_POLICY, this.metrics, opts.log, signal, besideConfig(cfg, cfg.deadLetter.fallback_file));
     this.dlq = dlq;
     for (const sc of cfg.sinks.values()) {
       // Its own writer name in weir_ledger: a replay never waits on the ledger rows of a running replica.

@@ -41,3 +41,10 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * (core/ingest/session-takeover.ts). Not configurable: the fix is a client id of its own, not a tuning.
  */
 export const TAKEN_OVER_POLICY: RetryConfig = { initial_ms: 1000, max_ms: 60_000, multiplier: 2, max_attempts: 0 };
+
+/**
+ * Storing dead letters (weir run's queue, `weir dlq replay`'s): 200 ms doubling to 10 s, for ever.
+ * A letter is stored before its message is acked, so an outage of the store holds the stream
+ * (the broker keeps the messages) until the store is back.
+ */
+export const DEAD_LETTER_POLICY: RetryConfig = { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 };

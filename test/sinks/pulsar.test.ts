@@ -21,7 +21,7 @@ import {
 import { NativeTransport } from '../../src/sinks/pulsar/native/native-transport.js';
 import { nativeClientConfig, nativeProducerConfig } from '../../src/sinks/pulsar/native/options.js';
 import { CommandType, decodeCommand, encodePing, encodeSend } from '../../src/sinks/pulsar/protocol/commands.js';
-import { crc32c } from '../../src/sinks/pulsar/protocol/crc32c.js';
+import { crc32c } from '@node-rs/crc32';
 import { FrameReader, payloadFrame, simpleFrame } from '../../src/sinks/pulsar/protocol/frame.js';
 import { encodeBatch, encodeMessageMetadata, encodeSingleMessage } from '../../src/sinks/pulsar/protocol/metadata.js';
 import { decodeProto } from '../../src/sinks/pulsar/protocol/proto-reader.js';
@@ -32,7 +32,7 @@ import { PendingLimit, type PendingSend } from '../../src/sinks/pulsar/transport
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 
-describe('CRC32C', () => {
+describe('CRC32C (@node-rs/crc32, what frame.ts checksums a SEND with)', () => {
   it('matches the Castagnoli check values (RFC 3720 B.4)', () => {
     assert.equal(crc32c(Buffer.from('123456789')), 0xe3069283);
     assert.equal(crc32c(Buffer.alloc(32, 0)), 0x8a9136aa);

@@ -6,6 +6,7 @@ import { loadRules } from '../../config/load.js';
 import type { SinkConfig, WeirConfig } from '../../config/types.js';
 import { type ConfigError, errorText } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import { DEAD_LETTER_POLICY } from '../../retry/backoff.js';
 import { createMetrics, registerProcessMetrics, type Metrics } from '../../metrics/names.js';
 import { VERSION } from '../../version.js';
 import { besideConfig, deadLetterPlace } from './dead-letter-place.js';
@@ -70,14 +71,7 @@ export class Runtime {
       ]),
     );
     const fallback = besideConfig(cfg, cfg.deadLetter.fallback_file);
-    const dlq = new DeadLetterQueue(
-      deadLetterStore(cfg, sinks),
-      { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 },
-      this.metrics,
-      log,
-      this.abort.signal,
-      fallback,
-    );
+    const dlq = new DeadLetterQueue(deadLetterStore(cfg, sinks), DEAD_LETTER_POLICY, this.metrics, log, this.abort.signal, fallback);
     for (const sc of cfg.sinks.values()) this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal));
     this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log);
     this.connections = new BrokerConnections(cfg.broker, (msg, settlement) => this.pipeline.handle(msg, settlement), this.metrics, log, opts.session);

@@ -3,7 +3,7 @@
 import { LIMITS } from '../limits.js';
 import { RuleEvalError } from '../errors.js';
 import { WholeFloat } from '../values/floats.js';
-import { isBinary, isObj, type Obj, text, typeError } from '../values/value-types.js';
+import { isBinary, text, typeError } from '../values/value-types.js';
 
 export function needStr(fn: string, v: unknown): string {
   if (typeof v === 'string') return v;
@@ -33,11 +33,6 @@ export function needNum(fn: string, v: unknown): number {
 
 export function needList(fn: string, v: unknown): unknown[] {
   if (Array.isArray(v)) return v;
-  throw typeError(fn, v);
-}
-
-export function needObj(fn: string, v: unknown): Obj {
-  if (isObj(v)) return v;
   throw typeError(fn, v);
 }
 

@@ -1,7 +1,6 @@
 // Every built-in function, declared once with its signature and examples. The compiler resolves
 // names and checks arity here; one test runs every example; the docs' function table is generated
 // from the same list.
-import type { Scope } from '../compile/scope.js';
 
 export type Family =
   | 'message'
@@ -129,7 +128,3 @@ export class FunctionRegistry {
     return [...this.byName.values()];
   }
 }
-
-/** Type of a scoped function: it reads the message (topic(), clientid()…). */
-// biome-ignore lint/suspicious/noExplicitAny: each function checks its own arguments (args.ts); the registry holds them all.
-export type ScopedFn = (s: Scope, ...args: any[]) => unknown;

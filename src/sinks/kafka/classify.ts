@@ -3,6 +3,7 @@
 // retries run out: the cause decides. Protocol errors are classed by their Kafka error code
 // (the `code` of KafkaJSProtocolError; names as in org.apache.kafka.common.protocol.Errors).
 import { WeirError } from '../../errors.js';
+import { NODE_TRANSIENT } from '../node-errors.js';
 import type { ErrorClass } from '../types.js';
 
 /** The record (or the batch, which the core then splits) can never be written as it is: dead-letter. */
@@ -43,9 +44,6 @@ export const PRODUCER_STATE_CODES = new Set<number>([
   59, // UNKNOWN_PRODUCER_ID
   67, // INVALID_PRODUCER_ID_MAPPING
 ]);
-
-/** Node socket errors: the broker is down, restarting or unreachable for now. */
-const NODE_TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 
 interface KafkaJsLike {
   name?: unknown;

@@ -1,9 +1,8 @@
 // PostgreSQL errors → what the core does with them, by SQLSTATE class (Appendix A of the
 // PostgreSQL manual), in one place.
 import { WeirError } from '../../errors.js';
+import { NODE_TRANSIENT } from '../node-errors.js';
 import type { ErrorClass } from '../types.js';
-
-const NODE_TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 
 export function classifyPgError(err: unknown): ErrorClass {
   // weir's own errors carry their class in the catalogue (src/error-codes.ts).

@@ -1,8 +1,7 @@
 // Pulsar errors → what the core does with them, in one place.
 import { type ErrorCode, WeirError } from '../../errors.js';
+import { NODE_TRANSIENT } from '../node-errors.js';
 import type { ErrorClass } from '../types.js';
-
-const NODE_TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 
 /** Broker errors an operator must fix (ServerError names). */
 const FATAL_SERVER_ERRORS = new Set([
@@ -35,4 +34,9 @@ export function classifyPulsarError(err: unknown): ErrorClass {
   if (/MessageTooBig/i.test(msg)) return 'reject';
   if (/AuthenticationError|AuthorizationError|TopicTerminated|InvalidTopicName|NotAllowed/i.test(msg)) return 'fatal';
   return 'retry';
+}
+
+/** A send, probe or write before the transport has its producers (retried: connect() is on its way). */
+export function notConnected(): WeirError {
+  return new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
 }

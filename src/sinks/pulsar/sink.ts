@@ -9,7 +9,7 @@ import type { DeadLetter } from '../../dead-letters/letter.js';
 import type { BoundAction, ErrorClass, Sink, SinkDeps, WriteResult } from '../types.js';
 import { ALL_WRITTEN } from '../types.js';
 import { ensurePartitionedTopic } from './admin.js';
-import { classifyPulsarError } from './classify.js';
+import { classifyPulsarError, notConnected } from './classify.js';
 import { compileEncoder, describeMessage } from './encode.js';
 import { PulsarLetterTopic } from './letter-topic.js';
 import { NativeTransport } from './native/native-transport.js';
@@ -105,7 +105,7 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
 
   async write(items: OutgoingMessage[], _signal: AbortSignal): Promise<WriteResult> {
     const t = this.transport;
-    if (!t) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
+    if (!t) throw notConnected();
     const failures = await sendAll(t, items);
     if (!failures) return ALL_WRITTEN;
     let rejected: Array<{ index: number; error: Error }> | undefined;
@@ -124,7 +124,7 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
   }
 
   async probe(signal: AbortSignal): Promise<void> {
-    if (!this.transport) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
+    if (!this.transport) throw notConnected();
     await this.transport.probe(signal);
   }
 

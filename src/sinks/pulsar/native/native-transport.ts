@@ -1,9 +1,10 @@
 // The `native` transport: the official pulsar-client package, loaded on connect. The C++ client
 // routes, batches and compresses; weir bounds pending sends the same way as the protocol transport.
-import { toError, WeirError } from '../../../errors.js';
+import { toError } from '../../../errors.js';
 import type { Logger } from '../../../log.js';
 import type { PulsarConfig } from '../spec.js';
 import { PendingLimit, type OutgoingMessage, type PulsarTransport, type SendDone } from '../transport.js';
+import { notConnected } from '../classify.js';
 import { loadPulsarClient, type NativeClient, type NativeMessage, type NativeProducer, type PulsarClientModule } from './module.js';
 import { nativeClientConfig, nativeProducerConfig } from './options.js';
 
@@ -21,7 +22,7 @@ export class NativeTransport implements PulsarTransport {
   ) {
     this.limit = new PendingLimit(cfg.max_pending, (p) => {
       const producer = this.producer;
-      if (!producer) return p.settle(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
+      if (!producer) return p.settle(notConnected());
       producer.send(NativeTransport.toNativeMessage(p.msg)).then(
         () => p.settle(),
         (err: unknown) => p.settle(toError(err)),
@@ -48,12 +49,12 @@ export class NativeTransport implements PulsarTransport {
   }
 
   send(msg: OutgoingMessage, done: SendDone): void {
-    if (!this.producer) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
+    if (!this.producer) return done(notConnected());
     this.limit.send(msg, done);
   }
 
   async probe(_signal: AbortSignal): Promise<void> {
-    if (!this.client) throw new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
+    if (!this.client) throw notConnected();
     await this.client.getPartitionsForTopic(this.cfg.topic);
   }
 

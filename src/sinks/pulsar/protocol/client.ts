@@ -2,7 +2,7 @@
 // for the topic's partitions, looks each partition up (following redirects), creates one producer
 // per partition and routes messages to them as the Java client would (routing.ts).
 import { WeirError } from '../../../errors.js';
-import { serverError } from '../classify.js';
+import { notConnected, serverError } from '../classify.js';
 import type { Logger } from '../../../log.js';
 import { PartitionRouter, type HashingScheme } from '../routing.js';
 import { parseServiceUrl } from '../service-url.js';
@@ -131,7 +131,7 @@ export class ProtocolTransport implements PulsarTransport {
   }
 
   send(msg: OutgoingMessage, done: SendDone): void {
-    if (!this.router) return done(new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet'));
+    if (!this.router) return done(notConnected());
     this.limit.send(msg, done);
   }
 

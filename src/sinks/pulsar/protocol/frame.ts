@@ -3,7 +3,7 @@
 //   payload: [totalSize u32][commandSize u32][BaseCommand][magic u16 0x0e01][crc32c u32]
 //            [metadataSize u32][MessageMetadata][payload]
 // totalSize counts every byte after itself; the CRC-32C covers everything after the checksum.
-import { crc32c } from './crc32c.js';
+import { crc32c } from '@node-rs/crc32';
 
 const MAGIC_CRC32C = 0x0e01;
 
