@@ -21,7 +21,7 @@ if (!file) {
   process.exit(2);
 }
 const loaded = loadConfig(file);
-const sinks = new Map([...loaded.sinks].map(([name, sc]) => [name, sc.type.type === 'postgres' ? { ...sc, type: BENCH_DISCARD } : sc]));
+const sinks = new Map([...loaded.sinks].map(([name, sc]) => [name, sc.sinkType.type === 'postgres' ? { ...sc, sinkType: BENCH_DISCARD } : sc]));
 const log = createLogger(process.env.WEIR_LOG_LEVEL ?? loaded.logLevel);
 const runtime = new Runtime({ ...loaded, sinks }, log);
 await runtime.start();

@@ -38,7 +38,7 @@ const runners = new Map();
 /** The writes waiting, kept as a driver keeps its pending queries (a promise nothing refers to would be collected, and its batch with it). */
 const writes = [];
 for (const sc of cfg.sinks.values()) {
-  const real = sc.type.create(sc.settings, { name: sc.name, log: silentLogger });
+  const real = sc.sinkType.create(sc.settings, { name: sc.name, log: silentLogger });
   // Binds and encodes as the real sink does; a write never finishes, so nothing leaves.
   const held = {
     ...real,

@@ -192,12 +192,12 @@ test("both weir replicas: their mounted config passes weir's own validation, one
       assert.equal(cfg.broker.client_id, env.WEIR_CLIENT_ID);
       assert.equal(cfg.broker.ack, 'after_commit');
       assert.equal(cfg.broker.url, 'mqtt://emqx:1883');
-      assert.deepEqual([...cfg.sinks.values()].map((s) => s.type.type).sort(), ['kafka', 'postgres', 'pulsar']);
+      assert.deepEqual([...cfg.sinks.values()].map((s) => s.sinkType.type).sort(), ['kafka', 'postgres', 'pulsar']);
       assert.deepEqual(cfg.rules.map((r) => r.id).sort(), ['telemetry_to_kafka', 'telemetry_to_pulsar', 'telemetry_to_tsdb']);
-      const pulsar = [...cfg.sinks.values()].find((s) => s.type.type === 'pulsar')!;
+      const pulsar = [...cfg.sinks.values()].find((s) => s.sinkType.type === 'pulsar')!;
       assert.equal(pulsar.settings.topic, 'persistent://public/default/telemetry');
       assert.equal(pulsar.settings.service_url, 'pulsar://pulsar:6650');
-      const pg = [...cfg.sinks.values()].find((s) => s.type.type === 'postgres')!;
+      const pg = [...cfg.sinks.values()].find((s) => s.sinkType.type === 'postgres')!;
       assert.match(String(pg.settings.url), /@timescaledb:5432\//);
       assert.equal(cfg.http.port, 9464);
       assert.ok(!seen.has(cfg.broker.client_id), 'each replica has its own client id');

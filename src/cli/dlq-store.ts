@@ -14,9 +14,9 @@ export function openLetterStore(cfg: WeirConfig, which: 'store' | 'fallback'): L
   if ('sink' in place) {
     // The loader refused a dead_letter.sink that keeps no letters; this guards a config it never saw.
     const { sink } = place;
-    if (!sink.type.letterStore || !sink.type.keepsLetters?.(sink.settings))
-      throw new WeirError('dlq.no_store', `dead_letter.sink ${sink.name} is a ${sink.type.type} sink that keeps no dead letters with its settings`);
-    return sink.type.letterStore(sink.settings, { name: sink.name, log: silentLogger });
+    if (!sink.sinkType.letterStore || !sink.sinkType.keepsLetters?.(sink.settings))
+      throw new WeirError('dlq.no_store', `dead_letter.sink ${sink.name} is a ${sink.sinkType.type} sink that keeps no dead letters with its settings`);
+    return sink.sinkType.letterStore(sink.settings, { name: sink.name, log: silentLogger });
   }
   // The default file exists once weir has dead-lettered something; before, there is no store.
   if (!place.configured && !existsSync(place.file)) {

@@ -93,8 +93,8 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     );
   }
   const letterSink = cfg.dead_letter?.sink === undefined ? undefined : sinks.get(cfg.dead_letter.sink);
-  if (letterSink && !letterSink.type.keepsLetters?.(letterSink.settings)) {
-    const message = `sink '${letterSink.name}' (type ${letterSink.type.type}) keeps no dead letters with its settings (docs/operations.md, dead letters); name one that does, or write dead_letter: { file: <path> }`;
+  if (letterSink && !letterSink.sinkType.keepsLetters?.(letterSink.settings)) {
+    const message = `sink '${letterSink.name}' (type ${letterSink.sinkType.type}) keeps no dead letters with its settings (docs/operations.md, dead letters); name one that does, or write dead_letter: { file: <path> }`;
     errors.push(new ConfigError('config.invalid_value', message, { file: path, ...locate(src, ['dead_letter', 'sink']), path: 'dead_letter.sink' }));
   }
   if (cfg.broker && cfg.broker.share_group === '' && cfg.broker.connections > 1) {
@@ -172,7 +172,7 @@ function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, e
       }),
     );
   }
-  return { name, type, batch: batch as BatchConfig, retry: retry as RetryConfig, max_in_flight: max_in_flight as number, settings };
+  return { name, sinkType: type, batch: batch as BatchConfig, retry: retry as RetryConfig, max_in_flight: max_in_flight as number, settings };
 }
 
 /**
@@ -284,7 +284,7 @@ export function loadRuleFile(
       );
       continue;
     }
-    const schema = Type.Composite([Type.Object({ sink: Type.String() }), sink.type.actionSchema as never], { additionalProperties: false });
+    const schema = Type.Composite([Type.Object({ sink: Type.String() }), sink.sinkType.actionSchema as never], { additionalProperties: false });
     const { value, errors: aerrs } = validatePart<Record<string, unknown>>(schema as TSchema, a, src, ['actions', i]);
     errors.push(...aerrs);
     const { sink: _s, ...settings } = value;
@@ -292,7 +292,7 @@ export function loadRuleFile(
     if (compiled && aerrs.length === 0) {
       const output: RuleOutput =
         r.sql !== undefined ? { kind: 'sql', names: (compiled as CompiledSqlRule).outputNames } : { kind: 'jsonata', expression: r.jsonata ?? '' };
-      checkTemplates(sink.type.actionSchema, settings, output, { src, action: i }, errors, warnings);
+      checkTemplates(sink.sinkType.actionSchema, settings, output, { src, action: i }, errors, warnings);
     }
   }
   if (errors.length > before || !compiled || failed) return undefined;

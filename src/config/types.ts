@@ -9,7 +9,8 @@ import type { RuleFileConfig, WeirFileConfig } from './schema.js';
 
 export interface SinkConfig {
   readonly name: string;
-  readonly type: SinkType;
+  /** The registered sink type (its `type` is the name written in weir.yaml). */
+  readonly sinkType: SinkType;
   readonly batch: BatchConfig;
   readonly retry: RetryConfig;
   readonly max_in_flight: number;

@@ -54,12 +54,12 @@ export async function reconcile(cfg: WeirConfig, metrics: InstanceMetrics | unde
   for (const sink of cfg.sinks.values()) {
     const actions = cfg.rules.flatMap((r) => r.actions.filter((a) => a.sink === sink.name).map((a) => ({ rule: r.id, settings: a.settings })));
     const rules = actions.map((a) => a.rule).join(',') || '-';
-    if (!sink.type.count) {
-      lines.push({ rule: rules, sink: sink.name, target: '-', note: `a ${sink.type.type} sink has no count of its own` });
+    if (!sink.sinkType.count) {
+      lines.push({ rule: rules, sink: sink.name, target: '-', note: `a ${sink.sinkType.type} sink has no count of its own` });
       continue;
     }
     try {
-      for (const t of await sink.type.count(sink.settings, actions, { sink: sink.name, progress })) lines.push(...targetLines(sink, t, metrics));
+      for (const t of await sink.sinkType.count(sink.settings, actions, { sink: sink.name, progress })) lines.push(...targetLines(sink, t, metrics));
     } catch (err) {
       lines.push({ rule: rules, sink: sink.name, target: '-', unread: errorText(err) });
     }

@@ -1,5 +1,5 @@
 // Which database each `--sequence` table is read from: a sink of weir.yaml whose type stores rows in
-// PostgreSQL (SinkType.sqlUrl). The one named by --sink; else the one whose actions write the table
+// PostgreSQL (SinkType.sqlTables). The one named by --sink; else the one whose actions write the table
 // (the table is there); else the first.
 // Every spec is checked against its table before anything is counted, so a typo in a column name
 // is reported at once, not after the ledger's count(*) of a large table.
@@ -19,13 +19,16 @@ export function sequenceSink(cfg: WeirConfig, table: string, name?: string): Sin
   if (name !== undefined) {
     const s = cfg.sinks.get(name);
     if (!s) throw new WeirError('reconcile.no_sink', `--sink ${name}: ${cfg.file} has no sink of that name`);
-    if (!s.type.sqlUrl)
-      throw new WeirError('reconcile.no_sink', `--sink ${name} is a ${s.type.type} sink: --sequence reads a table of a sink that stores rows in PostgreSQL`);
+    if (!s.sinkType.sqlTables)
+      throw new WeirError(
+        'reconcile.no_sink',
+        `--sink ${name} is a ${s.sinkType.type} sink: --sequence reads a table of a sink that stores rows in PostgreSQL`,
+      );
     return s;
   }
-  const candidates = [...cfg.sinks.values()].filter((s) => s.type.sqlUrl);
+  const candidates = [...cfg.sinks.values()].filter((s) => s.sinkType.sqlTables);
   if (!candidates.length) throw new WeirError('reconcile.no_sink', `${cfg.file} has no sink that stores rows in PostgreSQL: --sequence reads a table of one`);
-  const writes = (s: SinkConfig) => cfg.rules.some((r) => r.actions.some((a) => a.sink === s.name && a.settings.table === table));
+  const writes = (s: SinkConfig) => cfg.rules.some((r) => r.actions.some((a) => a.sink === s.name && s.sinkType.sqlTables!.tableOf(a.settings) === table));
   return candidates.find(writes) ?? candidates[0]!;
 }
 
@@ -47,7 +50,7 @@ export async function prepareSequence(
       const sink = sequenceSink(cfg, spec.table, sinkName);
       let client = clients.get(sink.name);
       if (!client) {
-        client = new pg.Client({ connectionString: sink.type.sqlUrl!(sink.settings), application_name: 'weir-reconcile' });
+        client = new pg.Client({ connectionString: sink.sinkType.sqlTables!.url(sink.settings), application_name: 'weir-reconcile' });
         clients.set(sink.name, client);
         await client.connect().catch((err: unknown) => {
           throw new Error(`sink ${sink.name}: cannot connect to PostgreSQL: ${errorText(err)}`, { cause: err });

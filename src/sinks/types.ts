@@ -205,9 +205,17 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
    * it cannot be reached; reconcile reports that on the sink's line.
    */
   count?(cfg: Cfg, actions: ReadonlyArray<ActionOf<ActionCfg>>, ctx: CountContext): Promise<TargetCount[]>;
-  /**
-   * The PostgreSQL connection URL of a sink that stores rows in tables, for what reads those
-   * tables directly (`weir reconcile --sequence`).
-   */
-  sqlUrl?(cfg: Cfg): string;
+  /** Offered by a type that stores rows in PostgreSQL tables (see SqlTables). */
+  readonly sqlTables?: SqlTables<Cfg, ActionCfg>;
+}
+
+/**
+ * A capability of a sink type that stores rows in PostgreSQL tables, for what reads those tables
+ * directly (`weir reconcile --sequence`): where to connect, and which table an action writes.
+ */
+export interface SqlTables<Cfg, ActionCfg> {
+  /** The PostgreSQL connection URL of a sink with these settings. */
+  url(cfg: Cfg): string;
+  /** The table an action with these settings writes. */
+  tableOf(action: ActionCfg): string;
 }

@@ -29,7 +29,7 @@ dead_letter: { file: ${join(dir, 'dead.jsonl')} }
   const cfg = loadConfig(join(dir, 'weir.yaml'));
   let closeCalled = false;
   const hangingType: SinkType = {
-    ...cfg.sinks.get('db')!.type,
+    ...cfg.sinks.get('db')!.sinkType,
     create: (): Sink => ({
       bind: () => {
         throw new Error('no rules in this test');
@@ -44,7 +44,7 @@ dead_letter: { file: ${join(dir, 'dead.jsonl')} }
       },
     }),
   };
-  const sinks = new Map<string, SinkConfig>([['db', { ...cfg.sinks.get('db')!, type: hangingType }]]);
+  const sinks = new Map<string, SinkConfig>([['db', { ...cfg.sinks.get('db')!, sinkType: hangingType }]]);
   const lines: Array<{ msg: string; part?: string }> = [];
   const log = pino(
     { level: 'warn' },

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { silentLogger } from '../../src/log.js';
-import { countTopic, kafkaSink, withKafkaAdmin } from '../../src/sinks/kafka/index.js';
+import { countTopic, kafkaSinkType, withKafkaAdmin } from '../../src/sinks/kafka/index.js';
 import type { KafkaConfig } from '../../src/sinks/kafka/spec.js';
 import { countPulsarMessages } from '../../src/sinks/pulsar/count.js';
-import { pulsarSink } from '../../src/sinks/pulsar/index.js';
+import { pulsarSinkType } from '../../src/sinks/pulsar/index.js';
 import { PulsarConfigSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
 import type { LetterStore } from '../../src/dead-letters/letter-store.js';
 import { sharedKafka } from '../harness/kafka.js';
@@ -184,7 +184,7 @@ test('kafka dead_letter_topic: dead-lettered, listed, shown, replayed once after
     action: (fixed) => `    topic: ${dataTopic}\n    key: '\${device}-\${seq}'\n${fixed ? '' : "    value: '${value}'\n"}`,
     payload: (i, poisoned) => (poisoned ? { seq: i } : { seq: i, value: i * 10 }),
     dataRecords: () => records(dataTopic),
-    store: () => kafkaSink.letterStore!({ ...kafka, dead_letter_topic: letterTopic }, { name: 'events', log: silentLogger })!,
+    store: () => kafkaSinkType.letterStore!({ ...kafka, dead_letter_topic: letterTopic }, { name: 'events', log: silentLogger })!,
   });
   const described = await withKafkaAdmin(kafka, silentLogger, (admin) =>
     admin.describeConfigs({ resources: [{ type: 2, name: letterTopic, configNames: ['cleanup.policy'] }], includeSynonyms: false }),
@@ -214,7 +214,7 @@ test('pulsar dead_letter_topic: dead-lettered, listed, shown, replayed once afte
     payload: (i, poisoned) => ({ seq: i, at: poisoned ? 'not a time' : 1733140000000 + i }),
     dataRecords: async () => (await countPulsarMessages(settings)).total,
     store: () =>
-      pulsarSink.letterStore!(Value.Default(PulsarConfigSpec, { ...settings, dead_letter_topic: letterTopic }) as PulsarConfig, {
+      pulsarSinkType.letterStore!(Value.Default(PulsarConfigSpec, { ...settings, dead_letter_topic: letterTopic }) as PulsarConfig, {
         name: 'events',
         log: silentLogger,
       })!,

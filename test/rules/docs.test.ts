@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { BatchConfig, RetryConfig } from '../../src/config/common-spec.js';
 import { loadRuleFile } from '../../src/config/load.js';
 import type { RuleConfig, SinkConfig } from '../../src/config/types.js';
-import { postgresSink } from '../../src/sinks/postgres/index.js';
+import { postgresSinkType } from '../../src/sinks/postgres/index.js';
 import type { ConfigError } from '../../src/errors.js';
 import { compileSql, createMessageContext } from '../../src/rules/index.js';
 import { functionReference } from '../../src/rules/functions/reference.js';
@@ -34,7 +34,14 @@ function loadDocExample(heading: string): RuleConfig | undefined {
   writeFileSync(file, example);
   const errors: ConfigError[] = [];
   // The examples write to a PostgreSQL sink named db, as weir.yaml's would be.
-  const db: SinkConfig = { name: 'db', type: postgresSink, batch: BATCH, retry: RETRY, max_in_flight: 1, settings: { url: 'postgres://weir@127.0.0.1/weir' } };
+  const db: SinkConfig = {
+    name: 'db',
+    sinkType: postgresSinkType,
+    batch: BATCH,
+    retry: RETRY,
+    max_in_flight: 1,
+    settings: { url: 'postgres://weir@127.0.0.1/weir' },
+  };
   const rule = loadRuleFile(file, new Map([['db', db]]), errors);
   assert.deepEqual(
     errors.map((e) => e.message),

@@ -50,7 +50,7 @@ async function runnerFor(type: SinkType, target: Target, batch: SinkConfig['batc
   const metrics = createMetrics();
   const settings = Value.Default(type.configSchema, structuredClone(target.settings)) as Record<string, unknown>;
   assert.ok(Value.Check(type.configSchema, settings), [...Value.Errors(type.configSchema, settings)].map((e) => `${e.path}: ${e.message}`).join('; '));
-  const cfg: SinkConfig = { name: type.type, type, batch, retry, max_in_flight: 4, settings };
+  const cfg: SinkConfig = { name: type.type, sinkType: type, batch, retry, max_in_flight: 4, settings };
   const sink = type.create(settings, { name: type.type, log: silentLogger });
   // Each write's size and when it was called, seen from outside the real driver.
   const writes: Array<{ items: number; at: number }> = [];

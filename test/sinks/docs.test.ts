@@ -26,7 +26,7 @@ function loadErrors(t: SinkType, sinkPart: string, actionPart: string): string {
     const env = Object.fromEntries([...sinkPart.matchAll(/\$\{([A-Z_][A-Z0-9_]*)\}/g)].map((m) => [m[1]!, 'secret']));
     try {
       const cfg = loadConfig(join(dir, 'weir.yaml'), env);
-      assert.equal([...cfg.sinks.values()][0]?.type, t, 'the sample sink has its type');
+      assert.equal([...cfg.sinks.values()][0]?.sinkType, t, 'the sample sink has its type');
       assert.equal(cfg.rules[0]?.actions.length, 1, 'the sample action loaded');
       return '';
     } catch (err) {

@@ -14,7 +14,7 @@ import kafkajs, { type Admin, type IHeaders } from 'kafkajs';
 import { silentLogger } from '../../src/log.js';
 import type { KafkaItem } from '../../src/sinks/kafka/action.js';
 import { countSince, countTopic, snapshotOffsets } from '../../src/sinks/kafka/count.js';
-import { kafkaSink } from '../../src/sinks/kafka/index.js';
+import { kafkaSinkType } from '../../src/sinks/kafka/index.js';
 import { murmur2 } from '../../src/sinks/kafka/partitioner.js';
 import { KafkaActionSpec, KafkaConfigSpec, type Compression, type KafkaAction, type KafkaConfig } from '../../src/sinks/kafka/spec.js';
 import type { Sink, SinkInput } from '../../src/sinks/types.js';
@@ -42,7 +42,7 @@ function input(record: Record<string, unknown>, clientid = 'dev-1'): SinkInput {
 }
 
 function newSink(brokers: string[], extra: Record<string, unknown> = {}): Sink<KafkaAction, KafkaItem> {
-  return kafkaSink.create(config(brokers, extra), { name: 'kafka-test', log: silentLogger });
+  return kafkaSinkType.create(config(brokers, extra), { name: 'kafka-test', log: silentLogger });
 }
 
 interface Read {

@@ -9,7 +9,7 @@ import kafkajs from 'kafkajs';
 import { WeirError } from '../../src/errors.js';
 import { bindKafkaAction, checkTopicName } from '../../src/sinks/kafka/action.js';
 import { classifyKafkaError } from '../../src/sinks/kafka/classify.js';
-import { kafkaSink } from '../../src/sinks/kafka/index.js';
+import { kafkaSinkType } from '../../src/sinks/kafka/index.js';
 import { murmur2, partitionForKey, toPositive } from '../../src/sinks/kafka/partitioner.js';
 import { KafkaActionSpec, KafkaConfigSpec, lintKafkaConfig, type KafkaAction, type KafkaConfig } from '../../src/sinks/kafka/spec.js';
 import type { SinkInput } from '../../src/sinks/types.js';
@@ -100,7 +100,7 @@ describe('kafka spec', () => {
     assert.match(messages(config({ brokers: ['h:1'], max_in_flight_requests: 6 })), /max_in_flight_requests: at most 5/);
     assert.match(messages(config({ brokers: ['h:1'], ssl: { cert_file: '/c' } })), /ssl: cert_file and key_file go together/);
     assert.match(messages(config({ brokers: ['h:1', 'h:70000'] })), /brokers\.1: the port must be 1-65535/);
-    assert.throws(() => kafkaSink.create(config({ brokers: ['h:1'], acks: 0 }), { name: 'k', log: undefined as never }), WeirError);
+    assert.throws(() => kafkaSinkType.create(config({ brokers: ['h:1'], acks: 0 }), { name: 'k', log: undefined as never }), WeirError);
   });
 });
 

@@ -13,7 +13,7 @@ import { Value } from '@sinclair/typebox/value';
 import { WeirError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { countPulsarMessages } from '../../src/sinks/pulsar/count.js';
-import { pulsarSink } from '../../src/sinks/pulsar/index.js';
+import { pulsarSinkType } from '../../src/sinks/pulsar/index.js';
 import { PulsarConfigSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
 import type { OutgoingMessage } from '../../src/sinks/pulsar/transport.js';
 import type { Sink } from '../../src/sinks/types.js';
@@ -97,7 +97,7 @@ function config(topic: string, token: string, over: Partial<PulsarConfig> = {}):
 describe('pulsar sink with TLS and token authentication (real broker)', { timeout: 120_000 }, () => {
   it('creates the topic, connects and writes with a valid token', async () => {
     const topic = `persistent://public/default/auth-ok-${Date.now()}`;
-    const sink = pulsarSink.create(config(topic, adminToken), { name: 'pulsar_auth', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    const sink = pulsarSinkType.create(config(topic, adminToken), { name: 'pulsar_auth', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
     await sink.connect(AbortSignal.timeout(30_000));
     const action = sink.bind({ key: '${clientid}' }, 'r1');
     const items = Array.from({ length: 30 }, (_, i) =>
@@ -112,13 +112,13 @@ describe('pulsar sink with TLS and token authentication (real broker)', { timeou
   it('reports a token the broker rejects as fatal, on the binary protocol and on the admin API', async () => {
     const forged = jwt('weir-admin', randomBytes(32));
     const topic = `persistent://public/default/auth-bad-${Date.now()}`;
-    const direct = pulsarSink.create(config(topic, forged, { create_topic: 'never' }), { name: 'pulsar_auth', log: silentLogger });
+    const direct = pulsarSinkType.create(config(topic, forged, { create_topic: 'never' }), { name: 'pulsar_auth', log: silentLogger });
     await assert.rejects(
       direct.connect(AbortSignal.timeout(30_000)),
       (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.auth_failed' && direct.classify(e) === 'fatal' && /AuthenticationError/.test(e.message),
     );
     await direct.close();
-    const viaAdmin = pulsarSink.create(config(topic, forged), { name: 'pulsar_auth', log: silentLogger });
+    const viaAdmin = pulsarSinkType.create(config(topic, forged), { name: 'pulsar_auth', log: silentLogger });
     await assert.rejects(
       viaAdmin.connect(AbortSignal.timeout(30_000)),
       (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.admin_failed' && viaAdmin.classify(e) === 'fatal' && /HTTP 401/.test(e.message),
@@ -129,7 +129,7 @@ describe('pulsar sink with TLS and token authentication (real broker)', { timeou
   it('writes over pulsar+ssl:// trusting the broker certificate from tls_trust_certs_file', async () => {
     const topic = `persistent://public/default/tls-ok-${Date.now()}`;
     const cfg = config(topic, adminToken, { service_url: broker.serviceUrlTls!, tls_trust_certs_file: certFile });
-    const sink = pulsarSink.create(cfg, { name: 'pulsar_tls', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    const sink = pulsarSinkType.create(cfg, { name: 'pulsar_tls', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
     await sink.connect(AbortSignal.timeout(30_000));
     const action = sink.bind({ key: '${clientid}' }, 'r1');
     const items = Array.from({ length: 40 }, (_, i) =>
@@ -144,7 +144,7 @@ describe('pulsar sink with TLS and token authentication (real broker)', { timeou
 
   it('refuses an untrusted broker certificate as fatal, and accepts it with tls_verify: none', async () => {
     const topic = `persistent://public/default/tls-bad-${Date.now()}`;
-    const untrusted = pulsarSink.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, create_topic: 'never' }), {
+    const untrusted = pulsarSinkType.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, create_topic: 'never' }), {
       name: 'pulsar_tls',
       log: silentLogger,
     });
@@ -153,7 +153,7 @@ describe('pulsar sink with TLS and token authentication (real broker)', { timeou
       (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.tls_failed' && untrusted.classify(e) === 'fatal',
     );
     await untrusted.close();
-    const insecure = pulsarSink.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, tls_verify: 'none' }), {
+    const insecure = pulsarSinkType.create(config(topic, adminToken, { service_url: broker.serviceUrlTls!, tls_verify: 'none' }), {
       name: 'pulsar_tls',
       log: silentLogger,
     });

@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 import { silentLogger } from '../../src/log.js';
 import type { RuleEvent } from '../../src/rules/index.js';
 import { countPulsarMessages } from '../../src/sinks/pulsar/count.js';
-import { pulsarSink } from '../../src/sinks/pulsar/index.js';
+import { pulsarSinkType } from '../../src/sinks/pulsar/index.js';
 import { PulsarConfigSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
 import type { OutgoingMessage } from '../../src/sinks/pulsar/transport.js';
 import type { Sink, SinkInput } from '../../src/sinks/types.js';
@@ -107,7 +107,7 @@ async function writeAll(sink: Sink<unknown, OutgoingMessage>, items: OutgoingMes
 describe('pulsar sink against a real broker (protocol transport)', { timeout: 300_000 }, () => {
   it('writes zlib batches to a 10-partition topic: every message read back byte-identical, keys ordered in one partition, counters match', async () => {
     const topic = `persistent://public/default/weir-int-${Date.now()}`;
-    const sink = pulsarSink.create(sinkConfig(topic), { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    const sink = pulsarSinkType.create(sinkConfig(topic), { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
     await sink.connect(AbortSignal.timeout(30_000));
     const action = sink.bind({ key: '${clientid}', properties: { seq: '${seq}', topic: '${topic}' }, event_time: '${timestamp}' }, 'r1');
     const keyless = sink.bind({ properties: { seq: '${seq}' } }, 'r2');
@@ -179,7 +179,7 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
     it(`writes ${compression} batches that the broker-side Java client decompresses byte-identical`, async () => {
       const topic = `persistent://public/default/weir-${compression}-${Date.now()}`;
       const cfg = sinkConfig(topic, { compression });
-      const sink = pulsarSink.create(cfg, { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+      const sink = pulsarSinkType.create(cfg, { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
       await sink.connect(AbortSignal.timeout(30_000));
       const action = sink.bind({ key: '${clientid}', properties: { seq: '${seq}' } }, 'r1');
       const items = Array.from({ length: 1000 }, (_, i) => action.encode(input(i, `dev-${i % 11}`)));
@@ -200,7 +200,7 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
   it('writes everything with max_pending far below the write size (backpressure without deadlock)', async () => {
     const topic = `persistent://public/default/weir-pending-${Date.now()}`;
     const cfg = sinkConfig(topic, { max_pending: 7, batching: { max_messages: 3, max_bytes: 131072, max_delay_ms: 2 } });
-    const sink = pulsarSink.create(cfg, { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    const sink = pulsarSinkType.create(cfg, { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
     await sink.connect(AbortSignal.timeout(30_000));
     const action = sink.bind({ key: '${clientid}', properties: { seq: '${seq}' } }, 'r1');
     const items = Array.from({ length: 700 }, (_, i) => action.encode(input(i, `dev-${i % 13}`)));
@@ -212,7 +212,7 @@ describe('pulsar sink against a real broker (protocol transport)', { timeout: 30
   it('dead-letters a message over the broker limit, keeps batches of large messages under it, writes the rest', async () => {
     const topic = `persistent://public/default/weir-big-${Date.now()}`;
     const cfg = sinkConfig(topic, { compression: 'none', batching: { max_messages: 1000, max_bytes: 4 * 1024 * 1024, max_delay_ms: 5 } });
-    const sink = pulsarSink.create(cfg, { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+    const sink = pulsarSinkType.create(cfg, { name: 'pulsar_it', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
     await sink.connect(AbortSignal.timeout(30_000));
     const action = sink.bind({ properties: { seq: '${seq}' }, payload: '${blob}' }, 'r1');
     const item = (i: number, blob: string | Buffer) => action.encode({ record: { seq: i, blob }, event: { topic: 't', payload: '' }, ruleId: 'r1' });

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { silentLogger } from '../../src/log.js';
 import { countPulsarMessages } from '../../src/sinks/pulsar/count.js';
-import { pulsarSink } from '../../src/sinks/pulsar/index.js';
+import { pulsarSinkType } from '../../src/sinks/pulsar/index.js';
 import { PulsarConfigSpec, type PulsarConfig } from '../../src/sinks/pulsar/spec.js';
 import type { OutgoingMessage } from '../../src/sinks/pulsar/transport.js';
 import type { Sink } from '../../src/sinks/types.js';
@@ -33,7 +33,7 @@ describe('pulsar sink throughput (protocol transport, real broker)', { timeout: 
         compression,
       }) as PulsarConfig;
       assert.ok(Value.Check(PulsarConfigSpec, cfg), `WEIR_PULSAR_PERF_CODECS: ${compression} is not a compression`);
-      const sink = pulsarSink.create(cfg, { name: 'pulsar_perf', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
+      const sink = pulsarSinkType.create(cfg, { name: 'pulsar_perf', log: silentLogger }) as Sink<unknown, OutgoingMessage>;
       await sink.connect(AbortSignal.timeout(30_000));
       const action = sink.bind({ key: '${clientid}' }, 'perf');
       const filler = 'telemetry-sample-'.repeat(60);

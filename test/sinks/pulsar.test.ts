@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { WeirError } from '../../src/errors.js';
 import { silentLogger } from '../../src/log.js';
-import { pulsarSink } from '../../src/sinks/pulsar/index.js';
+import { pulsarSinkType } from '../../src/sinks/pulsar/index.js';
 import { classifyPulsarError, serverError } from '../../src/sinks/pulsar/classify.js';
 import { compileEncoder } from '../../src/sinks/pulsar/encode.js';
 import {
@@ -271,21 +271,21 @@ describe('spec', () => {
     assert.equal(c.compression, 'zlib');
     assert.equal(c.transport, 'protocol');
     assert.deepEqual(c.batching, { max_messages: 1000, max_bytes: 131072, max_delay_ms: 1 });
-    assert.equal(pulsarSink.type, 'pulsar');
+    assert.equal(pulsarSinkType.type, 'pulsar');
   });
   it('accepts every compression on the protocol transport and refuses at creation what it cannot do', () => {
     const deps = { name: 'p', log: silentLogger };
-    for (const compression of ['zlib', 'lz4', 'zstd', 'snappy', 'none'] as const) assert.ok(pulsarSink.create(config({ compression }), deps), compression);
+    for (const compression of ['zlib', 'lz4', 'zstd', 'snappy', 'none'] as const) assert.ok(pulsarSinkType.create(config({ compression }), deps), compression);
     assert.throws(
-      () => pulsarSink.create(config({ service_url: 'pulsar://a:6650,b:6650' }), deps),
+      () => pulsarSinkType.create(config({ service_url: 'pulsar://a:6650,b:6650' }), deps),
       (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.bad_service_url',
     );
-    assert.ok(pulsarSink.create(config({ service_url: 'pulsar+ssl://h:6651' }), deps));
+    assert.ok(pulsarSinkType.create(config({ service_url: 'pulsar+ssl://h:6651' }), deps));
     assert.throws(
-      () => pulsarSink.create(config({ create_topic: 'if_missing' }), deps),
+      () => pulsarSinkType.create(config({ create_topic: 'if_missing' }), deps),
       (e: unknown) => e instanceof WeirError && e.code === 'sink.pulsar.no_admin_url',
     );
-    assert.ok(pulsarSink.create(config({ compression: 'zstd', transport: 'native' }), deps));
+    assert.ok(pulsarSinkType.create(config({ compression: 'zstd', transport: 'native' }), deps));
   });
   it('refuses unknown keys', () => {
     assert.equal(Value.Check(PulsarConfigSpec, { ...config(), nope: 1 }), false);

@@ -18,7 +18,7 @@ export function deadLetterPlace(cfg: WeirConfig): DeadLetterPlace {
   if (dl.file) return { file: besideConfig(cfg, dl.file), configured: true };
   // Whether a sink keeps letters is its type's to say from its settings (SinkType.keepsLetters),
   // the same answer for the loader's check, `weir run`, `weir dlq` and `weir check --connect`.
-  const capable = [...cfg.sinks.values()].find((s: SinkConfig) => s.type.keepsLetters?.(s.settings) === true);
+  const capable = [...cfg.sinks.values()].find((s: SinkConfig) => s.sinkType.keepsLetters?.(s.settings) === true);
   if (capable) return { sink: capable };
   return { file: besideConfig(cfg, DEFAULT_DEAD_LETTER_FILE), configured: false };
 }

@@ -9,7 +9,7 @@ import type { MigrateReport } from '../../sinks/types.js';
 import { REMIND_MS } from '../path/sink-health.js';
 
 export function migratableSinks(cfg: WeirConfig, only?: string): SinkConfig[] {
-  return [...cfg.sinks.values()].filter((s) => s.type.migrate !== undefined && (only === undefined || s.name === only));
+  return [...cfg.sinks.values()].filter((s) => s.sinkType.migrate !== undefined && (only === undefined || s.name === only));
 }
 
 /** Migrates each sink; a failure stops there and is thrown as `<sink>: <why>` without credentials. */
@@ -21,7 +21,7 @@ export async function migrateSinks(
   for (const s of sinks) {
     let r: MigrateReport;
     try {
-      r = await s.type.migrate!(s.settings, opts);
+      r = await s.sinkType.migrate!(s.settings, opts);
     } catch (err) {
       throw new Error(`${s.name}: ${redactUrl(errorText(err))}`, { cause: err });
     }

@@ -67,7 +67,7 @@ export class Runtime {
     const sinks = new Map(
       [...cfg.sinks.values()].map((sc) => [
         sc.name,
-        sc.type.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id }),
+        sc.sinkType.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id }),
       ]),
     );
     const fallback = besideConfig(cfg, cfg.deadLetter.fallback_file);
@@ -95,7 +95,7 @@ export class Runtime {
     this.server = await startHttp(this.cfg.http, this.metrics.registry, {
       readiness: () => this.readiness(),
       rules: () => ruleStatus(this.pipeline.liveRules, this.reloadFailure),
-      sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.type.type, ...r.status })),
+      sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.sinkType.type, ...r.status })),
     });
     if (this.migration) return this.migration.run(this.startup.signal);
     return !this.stopping;

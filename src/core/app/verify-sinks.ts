@@ -42,9 +42,9 @@ export async function verifySinks(cfg: WeirConfig, signal: AbortSignal): Promise
 }
 
 async function verifyOne(s: SinkConfig, actions: ActionToVerify[], deadLetters: boolean, signal: AbortSignal): Promise<SinkVerification> {
-  if (!s.type.verify) return { sink: s.name, problems: [], checked: false };
+  if (!s.sinkType.verify) return { sink: s.name, problems: [], checked: false };
   try {
-    return { sink: s.name, problems: await s.type.verify(s.settings, actions, { deadLetters }, signal), checked: true };
+    return { sink: s.name, problems: await s.sinkType.verify(s.settings, actions, { deadLetters }, signal), checked: true };
   } catch (err) {
     return { sink: s.name, problems: [], unreachable: redactUrl(errorText(err)), checked: true };
   }

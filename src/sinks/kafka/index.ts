@@ -9,7 +9,7 @@ import { KafkaSink } from './sink.js';
 import { KafkaActionSpec, KafkaConfigSpec, lintKafkaConfig, type KafkaAction, type KafkaConfig } from './spec.js';
 import { verifyKafka } from './verify.js';
 
-export const kafkaSink: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
+export const kafkaSinkType: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
   type: 'kafka',
   configSchema: KafkaConfigSpec,
   actionSchema: KafkaActionSpec,

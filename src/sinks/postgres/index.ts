@@ -9,7 +9,7 @@ import { PostgresSink } from './sink.js';
 import { lintPostgresConfig, PostgresActionSpec, PostgresConfigSpec, type PostgresAction, type PostgresConfig } from './spec.js';
 import { verifyPostgres } from './verify.js';
 
-export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
+export const postgresSinkType: SinkType<PostgresConfig, PostgresAction> = {
   type: 'postgres',
   configSchema: PostgresConfigSpec,
   actionSchema: PostgresActionSpec,
@@ -18,7 +18,7 @@ export const postgresSink: SinkType<PostgresConfig, PostgresAction> = {
   keepsLetters: () => true,
   letterStore: (cfg, deps) => new PgLetterStore(cfg.url, cfg.dead_letter_table, deps.name),
   count: (cfg, actions, ctx) => countPostgres(cfg, actions, ctx),
-  sqlUrl: (cfg) => cfg.url,
+  sqlTables: { url: (cfg) => cfg.url, tableOf: (action) => action.table },
   async migrate(cfg, opts) {
     const r = await migrate(cfg.url, opts.dir ?? MIGRATIONS_DIR, {
       hypertables: cfg.hypertables,

@@ -6,7 +6,7 @@ import { PulsarLetterTopic } from './letter-topic.js';
 import { PulsarSink } from './sink.js';
 import { lintPulsarConfig, PulsarActionSpec, PulsarConfigSpec, type PulsarAction, type PulsarConfig } from './spec.js';
 
-export const pulsarSink: SinkType<PulsarConfig, PulsarAction> = {
+export const pulsarSinkType: SinkType<PulsarConfig, PulsarAction> = {
   type: 'pulsar',
   configSchema: PulsarConfigSpec,
   actionSchema: PulsarActionSpec,
