@@ -1,5 +1,5 @@
 // Staleness in weir reconcile --sequence, against a real PostgreSQL: per key, the silence since its
-// last row against its own usual interval (the median gap), keys silent for more than N intervals
+// last row against its own usual interval (the time per sequence number), keys silent for more than N intervals
 // flagged with the messages expected and missing. Tables built with generate_series, checked exactly.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -75,7 +75,7 @@ test("each key against its own interval: a minute's silence is stale for a devic
   assert.equal(r.staleness?.keysTimed, 2);
 });
 
-test('the usual interval is the median gap: an outage in a key’s history does not stretch it', async () => {
+test('the usual interval is the time per sequence number: an outage in which the device counted on does not stretch it', async () => {
   await fill(2, 200, 10);
   // d01 was offline for an hour in the middle (its clock and counter went on): seq 50..149 missing.
   await sql(`DELETE FROM telemetry WHERE device_id = 'd01' AND seq BETWEEN 50 AND 149`);
@@ -88,6 +88,52 @@ test('the usual interval is the median gap: an outage in a key’s history does 
       ['d01', 10, 200, 19],
       ['d02', 10, 200, 19],
     ],
+  );
+});
+
+test('a key that lost every other message keeps its own interval, and its estimate counts sequence numbers', async () => {
+  await sql('TRUNCATE telemetry');
+  // Sends every second, only the even numbers stored: stored rows are 2 s apart, the device's interval is 1 s.
+  await sql(`INSERT INTO telemetry (ts, device_id, seq)
+    SELECT '${T0}'::timestamptz + s * interval '1 second', 'lossy', s FROM generate_series(0, 98, 2) s`);
+  // Last row at 98 s, now 120 s: 22 intervals; 99..119 were due (21, the one at 120 may be on its way).
+  const r = await check('telemetry:device_id:seq', { until: at(120) });
+  assert.equal(r.missing, 49);
+  assert.deepEqual(
+    r.staleness?.stalest.map((k) => [k.key, k.intervalS, k.silenceS, k.missing]),
+    [['lossy', 1, 22, 21]],
+  );
+});
+
+test('a restart does not stretch the interval, a duplicate does not shrink it; a silence the device did not count does stretch it', async () => {
+  await sql('TRUNCATE telemetry');
+  await sql(`INSERT INTO telemetry (ts, device_id, seq)
+    -- every 10 s: 0..49, off for an hour, then from 0 again (a new run): 0..49
+    SELECT '${T0}'::timestamptz + s * interval '10 seconds', 'rebooted', s FROM generate_series(0, 49) s
+    UNION ALL SELECT '${T0}'::timestamptz + interval '1 hour 500 seconds' + s * interval '10 seconds', 'rebooted', s FROM generate_series(0, 49) s
+    -- every 10 s, 0..99, and seq 10 stored twice (a redelivery, 5 s after the first)
+    UNION ALL SELECT '${T0}'::timestamptz + interval '1 hour' + s * interval '10 seconds', 'redelivered', s FROM generate_series(0, 99) s
+    UNION ALL SELECT '${T0}'::timestamptz + interval '1 hour 105 seconds', 'redelivered', 10
+    -- every 10 s, 0..99, but asleep for 1,000 s between 49 and 50 without counting: 1,980 s over 99 numbers
+    UNION ALL SELECT '${T0}'::timestamptz + interval '1 hour' - interval '990 seconds' + s * interval '10 seconds' + (s >= 50)::int * interval '990 seconds', 'sleeper', s
+      FROM generate_series(0, 99) s`);
+  // now: 150 s after the last row of each (all end at T0 + 1 h 990 s).
+  const r = await check('telemetry:device_id:seq', { until: at(3600 + 990 + 150) });
+  assert.deepEqual([r.runs, r.duplicates, r.missing], [4, 1, 0]);
+  assert.equal(r.staleness?.keysTimed, 3);
+  // 15 intervals of 10 s: stale, 14 due. The sleeper's average is 20 s: 7.5 intervals, not stale.
+  assert.deepEqual(
+    r.staleness?.stalest.map((k) => [k.key, k.intervalS, k.silenceS, k.missing]),
+    [
+      ['rebooted', 10, 150, 14],
+      ['redelivered', 10, 150, 14],
+    ],
+  );
+  const late = await check('telemetry:device_id:seq', { until: at(3600 + 990 + 201) }, 10);
+  assert.deepEqual(
+    late.staleness?.stalest.filter((k) => k.key === 'sleeper').map((k) => [k.intervalS, k.missing]),
+    [[20, 9]],
+    '201 s is more than 10 of its 20 s; 10 numbers were due, 9 estimated missing',
   );
 });
 
