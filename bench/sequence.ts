@@ -63,12 +63,14 @@ interface Timing {
 }
 
 type Variant = 'before' | 'stale' | 'median';
-/** The interval as 5b27df6 computed it: the median of the gaps between a key's rows (an ordered-set aggregate, sorted per key). */
+/** The interval as 5b27df6 computed it: lag(ts) over the window, the median of the gaps between a key's rows (an ordered-set aggregate, sorted per key). */
 const MEDIAN_INTERVAL = 'extract(epoch FROM percentile_cont(0.5) WITHIN GROUP (ORDER BY at - prev_at) FILTER (WHERE at > prev_at)) AS interval_s';
 
 function withMedian(plan: SequencePlan): SequencePlan {
-  const sql = plan.sql.replace(/^ {4}nullif\(extract\(epoch FROM .* AS interval_s$/m, `    ${MEDIAN_INTERVAL}`);
-  if (sql === plan.sql) throw new Error('sequence bench: the interval expression was not found in the statement');
+  const sql = plan.sql
+    .replace(/^ {4}nullif\(extract\(epoch FROM .* AS interval_s$/m, `    ${MEDIAN_INTERVAL}`)
+    .replace('"ts" AS at\n', '"ts" AS at, lag("ts") OVER w AS prev_at\n');
+  if (!sql.includes(MEDIAN_INTERVAL) || !sql.includes('prev_at\n')) throw new Error('sequence bench: the interval expression was not found in the statement');
   return { ...plan, sql };
 }
 

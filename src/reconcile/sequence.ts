@@ -20,20 +20,20 @@
 //
 // The end of the last run is what staleness is for: a device whose last messages were lost (a
 // replica killed with them in its session, a weir frozen while the broker held them) leaves no
-// gap, only silence. With a timestamp column the same statement also takes lag(time) over the
-// same window and, per key, its last row, its silence — now minus its last row ("now" is --until
-// when given, else the database's now()) — and its usual interval: the time per sequence number,
-// that is the time its rows span, less the steps where seq went down (a restart, a wrap), over
-// the sequence numbers its runs span (rows − runs − duplicates + missing). That
-// is the device's own count of what it sent in that time, so an outage in which it went on
-// counting (messages lost on their way, what this command looks for) does not stretch the
-// interval however long it was, and neither does a restart. What does stretch it is a silence in
-// which the device did not count (asleep, or sending only on change): such a key is judged
-// against its average, silences included, and found stale later (--since narrows the history).
-// It is one pass, in the aggregate that already counts the gaps. The median of the gaps between
-// stored rows, taken first, sorted each key's gaps (a quarter more time on 10M rows,
-// docs/benchmarks.md) and measured the stored rows, not the device: a key that lost every other
-// message had twice its interval, and half its missing messages went unestimated.
+// gap, only silence. With a timestamp column the same aggregate also takes, per key, its last
+// row, its silence — now minus its last row ("now" is --until when given, else the database's
+// now()) — and its usual interval: the time per sequence number, that is the time from its first
+// row to its last over the sequence numbers its runs span (rows − runs − duplicates + missing,
+// from the gap counts). That is the device's own count of what it sent in that time, so an outage
+// in which it went on counting (messages lost on their way, what this command looks for) does not
+// stretch the interval however long it was. What does stretch it is time in which the device did
+// not count: asleep with its counter kept, sending only on change, or switched off and restarted
+// (the time across a restart is in the span, its numbers are not): such a key is judged against
+// its average, those silences included, and found stale later (--since narrows the history).
+// It is one pass with no window function added: the median of the gaps between stored rows,
+// taken first, needed lag(time) and sorted each key's gaps (10M rows: +45% in one run, and
+// lag(time) alone +20%, docs/benchmarks.md), and it measured the stored rows, not the device: a
+// key that lost every other message had twice its interval, half its missing went unestimated.
 // A key silent for more than N of its intervals (--stale-after, default 10) is stale, and
 // floor(silence / interval) − 1 of its messages are estimated expected and missing — sequence
 // numbers, the unit the gaps are counted in; the −1 leaves room for the one that may be on its
@@ -226,20 +226,16 @@ export function sequenceSql(c: { table: string; key: string; seq: string; time: 
   const duplicates = 'count(*) FILTER (WHERE seq = prev)';
   const missing = `coalesce(sum(seq - prev - 1) FILTER (WHERE ${gap}), 0)`;
   // Staleness (see the header): per key its last row, its silence, and its interval — the time
-  // its rows span less the steps where seq went down, per sequence number its runs span. lag(time)
-  // is over the same window (no second sort) and only read at the rare steps where seq went down.
-  // 10M rows: the figures in docs/benchmarks.md, timed beside the statement without it.
+  // from its first row to its last, per sequence number its runs span. No lag(time): a second
+  // window function cost a fifth more on 10M rows (docs/benchmarks.md), for the restarts alone.
   const isStale = stale ? `silence_s > ${stale.after} * interval_s` : '';
   const estimate = 'greatest(floor(silence_s / interval_s) - 1, 0)';
-  // A plan with staleness always has a time column (planSequence).
-  const lagTime = stale && t ? `, lag(${t}) OVER w AS prev_at` : '';
-  const counted = `max(at) - min(at) - coalesce(sum(at - prev_at) FILTER (WHERE seq < prev), interval '0')`;
   const numbers = `count(*) - ${runs} - ${duplicates} + ${missing}`;
   const perKeyTime = stale
     ? `,
     max(at)::timestamptz AS last_at,
     extract(epoch FROM ${stale.now} - max(at)) AS silence_s,
-    nullif(extract(epoch FROM ${counted}), 0) / nullif(${numbers}, 0) AS interval_s`
+    nullif(extract(epoch FROM max(at) - min(at)), 0) / nullif(${numbers}, 0) AS interval_s`
     : '';
   const totalsTime = stale
     ? `,
@@ -252,7 +248,7 @@ export function sequenceSql(c: { table: string; key: string; seq: string; time: 
      FROM per_key WHERE ${isStale} ORDER BY silence_s / interval_s DESC, k LIMIT ${WORST_KEYS}) z) AS stalest`
     : '';
   return `WITH ordered AS (
-  SELECT ${k} AS key, ${s} AS seq, lag(${s}) OVER w AS prev${t ? `, ${t} AS at` : ''}${lagTime}
+  SELECT ${k} AS key, ${s} AS seq, lag(${s}) OVER w AS prev${t ? `, ${t} AS at` : ''}
   FROM ${quoteTable(c.table)}
   WHERE ${where.join(' AND ')}
   WINDOW w AS (PARTITION BY ${k} ORDER BY ${order} ROWS UNBOUNDED PRECEDING)
