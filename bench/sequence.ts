@@ -5,10 +5,14 @@
 // check's one statement timed 3 times (median) over the whole table, over a since/until window
 // of the middle half and over one of 1%. Fails unless the missing counts are exactly the holes made (those
 // the method can see: every hole is inside a device's run). Writes bench/results/sequence.json.
-// Each case is timed twice over, runs interleaved so that a load spike hits both alike: the
-// statement without staleness (as it was before issue 35) and with it (lag(ts) and the median gap
-// per key). Then staleness is checked exact once: to 20 s after the last sample (999 s, never a
-// hole), every device is 21 intervals of 1 s silent, stale, with 20 messages estimated missing.
+// Each case is timed over the statement without staleness (as it was before issue 35) and with
+// it (the interval per sequence number, src/reconcile/sequence.ts), runs interleaved (before,
+// with, before, with…) so that a load spike hits both alike; the whole table also with the
+// median gap per key (the first staleness statement, 5b27df6, rebuilt here by swapping its
+// interval expression back in), to show what the choice saves. BENCH_SEQ_RUNS runs each (5).
+// Then staleness is checked exact once: to 20 s after the last sample (999 s, never a hole),
+// every device is 21 intervals of 1 s silent, stale, with 20 messages estimated missing.
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { checkSequence, planSequence, type SequencePlan, type SequenceResult, type TimeRange } from '../src/reconcile/sequence.js';
@@ -20,7 +24,7 @@ import { machine, printTable, writeResult } from './report.js';
 const ROWS = Number(process.env.BENCH_SEQ_ROWS ?? 10_000_000);
 const SEQS = 1000;
 const DEVICES = Math.max(1, Math.round(ROWS / SEQS));
-const RUNS = 3;
+const RUNS = Number(process.env.BENCH_SEQ_RUNS ?? 5);
 const T0 = Date.parse('2024-12-04T00:00:00Z');
 /** Sample s of every device is at T0 + s seconds. */
 const at = (s: number) => new Date(T0 + s * 1000).toISOString();
@@ -58,26 +62,45 @@ interface Timing {
   plan: string;
 }
 
-/** The statement without staleness and with it over one range, RUNS times each, interleaved. */
-async function timed(client: pg.Client, range: TimeRange): Promise<{ before: Timing; stale: Timing }> {
+type Variant = 'before' | 'stale' | 'median';
+/** The interval as 5b27df6 computed it: lag(ts) over the window, the median of the gaps between a key's rows (an ordered-set aggregate, sorted per key). */
+const MEDIAN_INTERVAL = 'extract(epoch FROM percentile_cont(0.5) WITHIN GROUP (ORDER BY at - prev_at) FILTER (WHERE at > prev_at)) AS interval_s';
+
+function withMedian(plan: SequencePlan): SequencePlan {
+  const sql = plan.sql
+    .replace(/^ {4}nullif\(extract\(epoch FROM .* AS interval_s$/m, `    ${MEDIAN_INTERVAL}`)
+    .replace('"ts" AS at\n', '"ts" AS at, lag("ts") OVER w AS prev_at\n');
+  if (!sql.includes(MEDIAN_INTERVAL) || !sql.includes('prev_at\n')) throw new Error('sequence bench: the interval expression was not found in the statement');
+  return { ...plan, sql };
+}
+
+/** The statement without staleness and with it over one range (and with the median, if asked), RUNS times each, interleaved. */
+async function timed(client: pg.Client, range: TimeRange, median = false): Promise<Partial<Record<Variant, Timing>> & { before: Timing; stale: Timing }> {
   const spec = { table: 'telemetry', key: 'device_id', seq: 'seq' };
-  const plans = { before: await planSequence(client, spec, range, null), stale: await planSequence(client, spec, range) };
+  const stale = await planSequence(client, spec, range);
+  const plans: Partial<Record<Variant, SequencePlan>> = {
+    before: await planSequence(client, spec, range, null),
+    stale,
+    ...(median ? { median: withMedian(stale) } : {}),
+  };
+  const variants = Object.keys(plans) as Variant[];
   const shape = async (plan: SequencePlan) =>
     scanPath(
       (await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${plan.sql}`, plan.params)).rows[0]!['QUERY PLAN'][0]!.Plan,
     );
-  const ms = { before: [] as number[], stale: [] as number[] };
-  const results: Partial<Record<'before' | 'stale', SequenceResult>> = {};
+  const ms: Partial<Record<Variant, number[]>> = Object.fromEntries(variants.map((v) => [v, []]));
+  const results: Partial<Record<Variant, SequenceResult>> = {};
   for (let i = 0; i < RUNS; i++) {
-    for (const v of ['before', 'stale'] as const) {
+    for (const v of variants) {
       const t0 = performance.now();
-      results[v] = await checkSequence(client, plans[v]);
-      ms[v].push(Math.round(performance.now() - t0));
+      results[v] = await checkSequence(client, plans[v]!);
+      ms[v]!.push(Math.round(performance.now() - t0));
     }
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(RUNS / 2)]! / 1000;
-  const timing = async (v: 'before' | 'stale'): Promise<Timing> => ({ ms: ms[v], median_s: median(ms[v]), result: results[v]!, plan: await shape(plans[v]) });
-  return { before: await timing('before'), stale: await timing('stale') };
+  const median_ = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(RUNS / 2)]! / 1000;
+  const out: Partial<Record<Variant, Timing>> = {};
+  for (const v of variants) out[v] = { ms: ms[v]!, median_s: median_(ms[v]!), result: results[v]!, plan: await shape(plans[v]!) };
+  return out as Partial<Record<Variant, Timing>> & { before: Timing; stale: Timing };
 }
 
 interface PlanNode {
@@ -123,7 +146,7 @@ export async function benchSequence(): Promise<object> {
         `  loaded ${rows} rows (${holes} holes) in ${loadS.toFixed(1)} s, VACUUM ANALYZE ${vacuumS.toFixed(1)} s, table + indexes ${(Number(stored!.bytes) / 2 ** 20).toFixed(0)} MB\n`,
       );
 
-      const full = await timed(client, {});
+      const full = await timed(client, {}, true);
       const window = await timed(client, { since: at(WINDOW.from), until: at(WINDOW.to) });
       const short = await timed(client, { since: at(SHORT.from), until: at(SHORT.to) });
       const wantFull = expectedMissing(0, SEQS);
@@ -144,6 +167,7 @@ export async function benchSequence(): Promise<object> {
       printTable([
         row('whole table, before', full.before),
         row('whole table, with staleness', full.stale),
+        row('whole table, with the median (5b27df6)', full.median!),
         row(`${windowName}, before`, window.before),
         row(`${windowName}, with staleness`, window.stale),
         row(`${shortName}, before`, short.before),
@@ -156,8 +180,12 @@ export async function benchSequence(): Promise<object> {
       const tailMs = Math.round(performance.now() - t2);
       const z = tail.staleness!;
       process.stdout.write(`  staleness to ${at(SEQS + TAIL_S)}: ${z.staleKeys} stale keys, ${z.missing} estimated missing (${tailMs} ms, one run)\n`);
+      const intervals = (t: Timing) => {
+        const z = t.result.staleness!;
+        return [z.keysTimed, z.staleKeys, z.stalest.map((k) => [k.key, k.intervalS])];
+      };
       const problems = [
-        ...[full.before, full.stale].flatMap((t) => [
+        ...[full.before, full.stale, full.median!].flatMap((t) => [
           t.result.missing !== holes && `whole table: ${t.result.missing} missing found, ${holes} holes made`,
           t.result.missing !== wantFull.missing && `whole table: ${t.result.missing} missing, expected ${wantFull.missing}`,
           t.result.keysWithGaps !== wantFull.keys && `whole table: ${t.result.keysWithGaps} keys with gaps, expected ${wantFull.keys}`,
@@ -170,6 +198,9 @@ export async function benchSequence(): Promise<object> {
         ...[short.before, short.stale].map(
           (t) => t.result.missing !== wantShort.missing && `short window: ${t.result.missing} missing, expected ${wantShort.missing}`,
         ),
+        // "now" is the database's, a moment apart: compare what does not move with it.
+        JSON.stringify(intervals(full.median!)) !== JSON.stringify(intervals(full.stale)) &&
+          `whole table: intervals with the median ${JSON.stringify(intervals(full.median!))}, per sequence number ${JSON.stringify(intervals(full.stale))}`,
         window.stale.result.staleness?.staleKeys !== 0 && `window: ${window.stale.result.staleness?.staleKeys} stale keys, none expected (silent 1-2 s)`,
         short.stale.result.staleness?.staleKeys !== 0 && `short window: ${short.stale.result.staleness?.staleKeys} stale keys, none expected`,
         (z.keysTimed !== DEVICES || z.staleKeys !== DEVICES) && `tail: ${z.staleKeys} stale of ${z.keysTimed} timed, expected all ${DEVICES}`,
@@ -178,6 +209,20 @@ export async function benchSequence(): Promise<object> {
       if (problems.length) throw new Error(`sequence bench: wrong counts:\n${problems.join('\n')}`);
       process.stdout.write(`  counts exact: ${holes} holes made, ${full.stale.result.missing} missing found; staleness exact\n`);
       const figures = (t: Timing) => ({ median_s: t.median_s, runs_ms: t.ms, rows: t.result.rows, missing: t.result.missing, plan: t.plan });
+      // The figure that matters: each run against the "before" run next to it, then the median of those ratios.
+      const ratio = (t: Timing, base: Timing) => {
+        const each = t.ms.map((m, i) => Number((m / base.ms[i]!).toFixed(3)));
+        return { each, median: [...each].sort((a, b) => a - b)[Math.floor(RUNS / 2)]! };
+      };
+      const ratios = {
+        whole_table: { with_staleness: ratio(full.stale, full.before), with_the_median: ratio(full.median!, full.before) },
+        window: ratio(window.stale, window.before),
+        short_window: ratio(short.stale, short.before),
+      };
+      const loadEnd = loadavg()[0];
+      process.stdout.write(
+        `  ratio to before, per run (median): whole table ${ratios.whole_table.with_staleness.each.join(' ')} (${ratios.whole_table.with_staleness.median}), with the median ${ratios.whole_table.with_the_median.each.join(' ')} (${ratios.whole_table.with_the_median.median}); half ${ratios.window.median}; 1 % ${ratios.short_window.median}; load ${loadEnd} at the end\n`,
+      );
       const result = {
         bench: 'sequence',
         command: `${process.env.BENCH_SEQ_ROWS ? `BENCH_SEQ_ROWS=${process.env.BENCH_SEQ_ROWS} ` : ''}npm run bench -- sequence`,
@@ -191,7 +236,13 @@ export async function benchSequence(): Promise<object> {
         vacuum_analyze_s: Number(vacuumS.toFixed(1)),
         table_and_indexes_mb: Math.round(Number(stored!.bytes) / 2 ** 20),
         runs: RUNS,
-        whole_table: { before: { ...figures(full.before), keys_with_gaps: full.before.result.keysWithGaps }, with_staleness: figures(full.stale) },
+        loadavg_1m_end: loadEnd,
+        ratio_to_before: ratios,
+        whole_table: {
+          before: { ...figures(full.before), keys_with_gaps: full.before.result.keysWithGaps },
+          with_staleness: figures(full.stale),
+          with_the_median: figures(full.median!),
+        },
         window: { since: at(WINDOW.from), until: at(WINDOW.to), before: figures(window.before), with_staleness: figures(window.stale) },
         short_window: { since: at(SHORT.from), until: at(SHORT.to), before: figures(short.before), with_staleness: figures(short.stale) },
         staleness_exact: { until: at(SEQS + TAIL_S), stale_keys: z.staleKeys, estimated_missing: z.missing, ms: tailMs },

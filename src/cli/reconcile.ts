@@ -27,9 +27,10 @@ numbers missing from the table, in the key's time order. A lower seq than the ro
 starts a new run (a restart or a wrap-around); gaps are counted inside each run, so a loss at
 the start of a run cannot be seen (docs/operations.md).
 A loss at the end is seen as silence: per key, the time since its last row (to --until, else
-the database's now()) against the key's usual interval (the median gap between its rows); a key
-silent for more than N intervals is stale, with floor(silence / interval) - 1 messages estimated
-missing. Reported always; with --stale-after given, a stale key exits 1 as a gap does.
+the database's now()) against the key's usual interval (the time per sequence number over its
+rows, so that messages lost on the way do not stretch it); a key silent for more than N
+intervals is stale, with floor(silence / interval) - 1 sequence numbers estimated missing.
+Reported always; with --stale-after given, a stale key exits 1 as a gap does.
 With --metrics, what each replica holds per connection (received, not yet settled) and how long
 its oldest unacked message has waited; a replica that does not answer within
 ${METRICS_TIMEOUT_MS / 1000} s (stopped, or its event loop stuck) could not be read: exit 3.
@@ -232,7 +233,7 @@ function stalenessTables(results: SequenceResult[]): string {
   const z0 = judged[0]!.staleness!;
   const head = ['table', 'keys timed', `stale (> ${z0.staleAfter} intervals)`, 'estimated missing'];
   const rows = judged.map((s) => [s.table, ...[s.staleness!.keysTimed, s.staleness!.staleKeys, s.staleness!.missing].map(String)]);
-  let out = `\nsilence at the tail, per key against its usual interval (the median gap between its rows), to ${z0.now}:\n${columns(head, rows, 'lrrr')}`;
+  let out = `\nsilence at the tail, per key against its usual interval (the time per sequence number over its rows), to ${z0.now}:\n${columns(head, rows, 'lrrr')}`;
   for (const s of judged) {
     const z = s.staleness!;
     if (!z.stalest.length) continue;

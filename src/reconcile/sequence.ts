@@ -20,14 +20,25 @@
 //
 // The end of the last run is what staleness is for: a device whose last messages were lost (a
 // replica killed with them in its session, a weir frozen while the broker held them) leaves no
-// gap, only silence. With a timestamp column the same statement also takes lag(time) over the
-// same window (no second sort) and, per key, its usual interval — the median of the gaps between
-// its consecutive rows, so that an outage in its history does not stretch it — and its silence,
-// now minus its last row ("now" is --until when given, else the database's now()). A key silent
-// for more than N of its intervals (--stale-after, default 10) is stale, and about
-// floor(silence / interval) − 1 of its messages are expected and missing: the −1 leaves room for
-// the one that may be on its way. A key needs two rows at different times to have an interval;
-// one without is not judged.
+// gap, only silence. With a timestamp column the same aggregate also takes, per key, its last
+// row, its silence — now minus its last row ("now" is --until when given, else the database's
+// now()) — and its usual interval: the time per sequence number, that is the time from its first
+// row to its last over the sequence numbers its runs span (rows − runs − duplicates + missing,
+// from the gap counts). That is the device's own count of what it sent in that time, so an outage
+// in which it went on counting (messages lost on their way, what this command looks for) does not
+// stretch the interval however long it was. What does stretch it is time in which the device did
+// not count: asleep with its counter kept, sending only on change, or switched off and restarted
+// (the time across a restart is in the span, its numbers are not): such a key is judged against
+// its average, those silences included, and found stale later (--since narrows the history).
+// It is one pass with no window function added: the median of the gaps between stored rows,
+// taken first, needed lag(time) and sorted each key's gaps (10M rows: +45% in one run, and
+// lag(time) alone +20%, docs/benchmarks.md), and it measured the stored rows, not the device: a
+// key that lost every other message had twice its interval, half its missing went unestimated.
+// A key silent for more than N of its intervals (--stale-after, default 10) is stale, and
+// floor(silence / interval) − 1 of its messages are estimated expected and missing — sequence
+// numbers, the unit the gaps are counted in; the −1 leaves room for the one that may be on its
+// way. A key needs two rows at different times, its seq going up, to have an interval; one
+// without is not judged.
 import type pg from 'pg';
 import { WeirError } from '../errors.js';
 import { quoteIdent, quoteTable } from '../sql/quote.js';
@@ -80,7 +91,7 @@ export interface StaleKey {
   /** Its last row's time (ISO 8601). */
   lastAt: string;
   silenceS: number;
-  /** The median gap between its consecutive rows. */
+  /** Its usual interval: the time per sequence number over its rows (see the header). */
   intervalS: number;
   /** Messages expected since its last row and not stored: floor(silence / interval) − 1. */
   missing: number;
@@ -209,19 +220,22 @@ export function sequenceSql(c: { table: string; key: string; seq: string; time: 
   const t = c.time === null ? null : quoteIdent(c.time);
   const order = t ? `${t}, ${s}` : s;
   const gap = 'seq > prev + 1';
-  // Staleness (see the header): lag(time) over the same window; per key its last row, its silence
-  // and the median of its gaps (an ordered-set aggregate: PostgreSQL sorts each key's gaps in
-  // memory; the rows are not sorted again); the totals and the stalest keys from the per-key rows.
-  // 10M rows: 13.3 s with it, 10.8 s without, interleaved in one run at load 9-15 (benchmarks.md).
+  // The aggregates of the gap counts, written once: the interval below reuses them, and PostgreSQL
+  // computes identical aggregates of one query once.
+  const runs = 'count(*) FILTER (WHERE prev IS NULL OR seq < prev)';
+  const duplicates = 'count(*) FILTER (WHERE seq = prev)';
+  const missing = `coalesce(sum(seq - prev - 1) FILTER (WHERE ${gap}), 0)`;
+  // Staleness (see the header): per key its last row, its silence, and its interval — the time
+  // from its first row to its last, per sequence number its runs span. No lag(time): a second
+  // window function cost a fifth more on 10M rows (docs/benchmarks.md), for the restarts alone.
   const isStale = stale ? `silence_s > ${stale.after} * interval_s` : '';
   const estimate = 'greatest(floor(silence_s / interval_s) - 1, 0)';
-  // A plan with staleness always has a time column (planSequence).
-  const lagTime = stale && t ? `, lag(${t}) OVER w AS prev_at` : '';
+  const numbers = `count(*) - ${runs} - ${duplicates} + ${missing}`;
   const perKeyTime = stale
     ? `,
     max(at)::timestamptz AS last_at,
     extract(epoch FROM ${stale.now} - max(at)) AS silence_s,
-    extract(epoch FROM percentile_cont(0.5) WITHIN GROUP (ORDER BY at - prev_at) FILTER (WHERE at > prev_at)) AS interval_s`
+    nullif(extract(epoch FROM max(at) - min(at)), 0) / nullif(${numbers}, 0) AS interval_s`
     : '';
   const totalsTime = stale
     ? `,
@@ -234,16 +248,16 @@ export function sequenceSql(c: { table: string; key: string; seq: string; time: 
      FROM per_key WHERE ${isStale} ORDER BY silence_s / interval_s DESC, k LIMIT ${WORST_KEYS}) z) AS stalest`
     : '';
   return `WITH ordered AS (
-  SELECT ${k} AS key, ${s} AS seq, lag(${s}) OVER w AS prev${t ? `, ${t} AS at` : ''}${lagTime}
+  SELECT ${k} AS key, ${s} AS seq, lag(${s}) OVER w AS prev${t ? `, ${t} AS at` : ''}
   FROM ${quoteTable(c.table)}
   WHERE ${where.join(' AND ')}
   WINDOW w AS (PARTITION BY ${k} ORDER BY ${order} ROWS UNBOUNDED PRECEDING)
 ), per_key AS MATERIALIZED (
   SELECT key::text AS k,
     count(*) AS rows,
-    count(*) FILTER (WHERE prev IS NULL OR seq < prev) AS runs,
-    count(*) FILTER (WHERE seq = prev) AS duplicates,
-    coalesce(sum(seq - prev - 1) FILTER (WHERE ${gap}), 0) AS missing,
+    ${runs} AS runs,
+    ${duplicates} AS duplicates,
+    ${missing} AS missing,
     count(*) FILTER (WHERE ${gap}) AS ranges,
     (array_agg(json_build_array(prev + 1, seq - 1) ORDER BY ${t ? 'at, seq' : 'seq'}) FILTER (WHERE ${gap}))[1:${FIRST_RANGES}] AS first_missing${perKeyTime}
   FROM ordered

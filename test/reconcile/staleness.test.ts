@@ -1,5 +1,5 @@
 // Staleness in weir reconcile --sequence, against a real PostgreSQL: per key, the silence since its
-// last row against its own usual interval (the median gap), keys silent for more than N intervals
+// last row against its own usual interval (the time per sequence number), keys silent for more than N intervals
 // flagged with the messages expected and missing. Tables built with generate_series, checked exactly.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -75,7 +75,7 @@ test("each key against its own interval: a minute's silence is stale for a devic
   assert.equal(r.staleness?.keysTimed, 2);
 });
 
-test('the usual interval is the median gap: an outage in a key’s history does not stretch it', async () => {
+test('the usual interval is the time per sequence number: an outage in which the device counted on does not stretch it', async () => {
   await fill(2, 200, 10);
   // d01 was offline for an hour in the middle (its clock and counter went on): seq 50..149 missing.
   await sql(`DELETE FROM telemetry WHERE device_id = 'd01' AND seq BETWEEN 50 AND 149`);
@@ -87,6 +87,54 @@ test('the usual interval is the median gap: an outage in a key’s history does 
     [
       ['d01', 10, 200, 19],
       ['d02', 10, 200, 19],
+    ],
+  );
+});
+
+test('a key that lost every other message keeps its own interval, and its estimate counts sequence numbers', async () => {
+  await sql('TRUNCATE telemetry');
+  // Sends every second, only the even numbers stored: stored rows are 2 s apart, the device's interval is 1 s.
+  await sql(`INSERT INTO telemetry (ts, device_id, seq)
+    SELECT '${T0}'::timestamptz + s * interval '1 second', 'lossy', s FROM generate_series(0, 98, 2) s`);
+  // Last row at 98 s, now 120 s: 22 intervals; 99..119 were due (21, the one at 120 may be on its way).
+  const r = await check('telemetry:device_id:seq', { until: at(120) });
+  assert.equal(r.missing, 49);
+  assert.deepEqual(
+    r.staleness?.stalest.map((k) => [k.key, k.intervalS, k.silenceS, k.missing]),
+    [['lossy', 1, 22, 21]],
+  );
+});
+
+test('a duplicate does not shrink the interval; time the device did not count (asleep, or off and restarted) stretches it', async () => {
+  await sql('TRUNCATE telemetry');
+  // All three end at E = T0 + 4,590 s.
+  await sql(`INSERT INTO telemetry (ts, device_id, seq)
+    -- every 10 s, 0..99, and seq 10 stored twice (a redelivery, 5 s after the first)
+    SELECT '${T0}'::timestamptz + interval '3600 seconds' + s * interval '10 seconds', 'redelivered', s FROM generate_series(0, 99) s
+    UNION ALL SELECT '${T0}'::timestamptz + interval '3705 seconds', 'redelivered', 10
+    -- every 10 s, 0..99, asleep for 1,000 s between 49 and 50 without counting: 1,980 s over 99 numbers
+    UNION ALL SELECT '${T0}'::timestamptz + interval '2610 seconds' + s * interval '10 seconds' + (s >= 50)::int * interval '990 seconds', 'sleeper', s
+      FROM generate_series(0, 99) s
+    -- every 10 s: 0..49, off for 980 s, then from 0 again (a new run) 0..49: 1,960 s over 98 numbers
+    UNION ALL SELECT '${T0}'::timestamptz + interval '2630 seconds' + s * interval '10 seconds', 'rebooted', s FROM generate_series(0, 49) s
+    UNION ALL SELECT '${T0}'::timestamptz + interval '4100 seconds' + s * interval '10 seconds', 'rebooted', s FROM generate_series(0, 49) s`);
+  const E = 4590;
+  const r = await check('telemetry:device_id:seq', { until: at(E + 150) });
+  assert.deepEqual([r.runs, r.duplicates, r.missing], [4, 1, 0]);
+  assert.equal(r.staleness?.keysTimed, 3);
+  // 150 s: 15 intervals of 10 s, stale, 14 due; 7.5 of the other two's 20 s, not stale.
+  assert.deepEqual(
+    r.staleness?.stalest.map((k) => [k.key, k.intervalS, k.silenceS, k.missing]),
+    [['redelivered', 10, 150, 14]],
+  );
+  // 201 s: more than 10 of 20 s as well; 10 numbers due, 9 estimated missing.
+  const late = await check('telemetry:device_id:seq', { until: at(E + 201) });
+  assert.deepEqual(
+    late.staleness?.stalest.map((k) => [k.key, k.intervalS, k.missing]),
+    [
+      ['redelivered', 10, 19],
+      ['rebooted', 20, 9],
+      ['sleeper', 20, 9],
     ],
   );
 });
