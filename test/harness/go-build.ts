@@ -1,5 +1,7 @@
-// Go programs the tests run, built once and cached in .it/<name>-<key>/: Prometheus's promtool
-// (promtool.ts), Helm (helm.ts), and weir's own test/deploy/kube-validate. One mechanism for all:
+// Go programs the tests run, built once and cached in ~/.cache/weir/go/<name>-<key>/ (WEIR_GO_CACHE
+// names another place): Prometheus's promtool (promtool.ts), Helm (helm.ts), and weir's own
+// test/deploy/kube-validate. Outside the checkout, like the Node .ci/run installs beside it, so a
+// fresh clone (CI's) and every worktree use the same binaries. One mechanism for all:
 // the build runs under `nice -n 19` (the machine's two cores are shared) with GOTOOLCHAIN=local, so
 // a go.mod asking for a newer Go fails here rather than fetching a toolchain; its output goes to
 // `<cache>.partial-<pid>` and is renamed into place whole (build-cache.ts). Go's module cache
@@ -11,10 +13,16 @@
 // for itself).
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { publishBuild } from './build-cache.js';
 import { ROOT } from './weir.js';
+
+/** Where the binaries are kept: WEIR_GO_CACHE, else weir's directory in the user's cache. */
+export function goCacheDir(): string {
+  return process.env.WEIR_GO_CACHE || join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'weir', 'go');
+}
 
 export function goBinary(): string {
   if (process.env.GO) return process.env.GO;
@@ -35,9 +43,9 @@ export interface GoBuild {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-/** The program's binary: from .it/<name>-<key>/, or built now (minutes the first time; said on stderr). */
+/** The program's binary: from the cache, or built now (minutes the first time; said on stderr). */
 export async function builtGoProgram(b: GoBuild): Promise<string> {
-  const cache = join(ROOT, '.it', `${b.name}-${b.key}`);
+  const cache = join(goCacheDir(), `${b.name}-${b.key}`);
   const bin = join(cache, b.name);
   if (existsSync(bin)) return bin;
   const go = goBinary();

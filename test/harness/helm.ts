@@ -7,7 +7,7 @@ import { builtGoProgram } from './go-build.js';
 export const HELM_VERSION = '4.3.2';
 const PACKAGE = 'helm.sh/helm/v4/cmd/helm';
 
-/** The helm binary: from .it/helm-<version>/, or built now (minutes; said on stderr). */
+/** The helm binary: from the cache (go-build.ts), or built now (minutes; said on stderr). */
 export function builtHelm(): Promise<string> {
   return builtGoProgram({
     name: 'helm',

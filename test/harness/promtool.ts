@@ -9,7 +9,7 @@
 // (Prometheus's own build tag, plugins/*.go): the cloud SDKs they pull in (AWS, Azure, GCE,
 // Kubernetes, …) were most of the build and play no part in checking or testing rules. Measured
 // with an empty build cache (modules already downloaded), on the 2-core machine at load average
-// 10-17: 660 s wall, 228 s of CPU. The binary is cached in .it/promtool-<version>/.
+// 10-17: 660 s wall, 228 s of CPU. The binary is cached in ~/.cache/weir/go/promtool-<version>/.
 import { builtGoProgram } from './go-build.js';
 
 export const PROMETHEUS_VERSION = '3.16.0';
