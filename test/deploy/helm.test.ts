@@ -326,6 +326,18 @@ test(`helm chart (no cluster runs here: helm ${HELM_VERSION} lint and template, 
     assert.equal(cfg.sinks.get('tsdb')?.settings.url, secretStandIn('pg-url'));
   });
 
+  await t.test('NOTES.txt renders (helm install --dry-run=client, no cluster contacted) and names the presence topic', async () => {
+    for (const values of [undefined, EVERYTHING]) {
+      const args = ['install', 'edge', CHART, '--dry-run=client', '--namespace', 'telemetry'];
+      if (values) args.push('--values', (await render('edge', values)).values!);
+      const r = await helm(args);
+      assert.equal(r.code, 0, r.stderr);
+      const notes = r.stdout.slice(r.stdout.indexOf('NOTES:'));
+      assert.match(notes, /publish and subscribe under weir\/weir\/members\/#/);
+      assert.match(notes, values ? /2-8 replicas \(autoscaled\)/ : /its keys: mqtt-password → WEIR_MQTT_PASSWORD, pg-url → WEIR_PG_URL\)/);
+    }
+  });
+
   await t.test('a config change rolls the replicas; a rules change does not (weir reloads rules)', async () => {
     const base = one((await render('weir')).objects, 'StatefulSet').spec.template.metadata.annotations['checksum/config'];
     const config = one((await render('weir', { config: { broker: { connections: 2 } } })).objects, 'StatefulSet');
