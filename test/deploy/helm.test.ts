@@ -5,9 +5,9 @@
 // defaults, and every optional part on (ServiceMonitor, PodMonitor, autoscaler, an existing Secret,
 // more replicas, HTTPS with basic auth, no persistent volume). Then what matters for weir in them:
 // - the client id is the pod name (downward API) and weir.yaml takes it from ${WEIR_CLIENT_ID};
-// - the weir.yaml and rules of the ConfigMaps load through weir's own loader, with exactly the
-//   environment the container gets (a ${VAR} the pod does not set fails here), in a copy of the
-//   pod's file system: each mount laid out under a temporary root;
+// - the weir.yaml and rules of the ConfigMaps load through weir's own loader and pass `weir check`,
+//   with exactly the environment the container gets (a ${VAR} the pod does not set fails here), in
+//   a copy of the pod's file system: each mount laid out under a temporary root;
 // - every path that configuration makes weir write (the dead-letter file or fallback file, from
 //   weir's own dead-letter-place.ts) is in a writable volume, the root filesystem being read-only;
 // - probes on /healthz and /readyz at weir's http.port, the scheme following http.tls;
@@ -29,7 +29,7 @@ import { certificates } from '../harness/certificates.js';
 import { builtHelm, HELM_VERSION } from '../harness/helm.js';
 import { builtKubeValidate } from '../harness/kube-validate.js';
 import { tempDir } from '../harness/process.js';
-import { ROOT } from '../harness/weir.js';
+import { ROOT, runCli } from '../harness/weir.js';
 
 const CHART = join(ROOT, 'deploy/helm/weir');
 const run = promisify(execFile);
@@ -206,6 +206,8 @@ async function checkRender(r: Render, release: string) {
   const cfg = loadConfig(p.configFile, p.env);
   assert.equal(cfg.broker.client_id, podName, 'weir connects as its pod');
   assert.ok(cfg.rules.length > 0, 'the rules ConfigMap holds rules weir loads');
+  const check = await runCli(['check', '--config', p.configFile], p.env, p.root);
+  assert.equal(check.code, 0, `weir check on the rendered ConfigMaps:\n${check.stdout}${check.stderr}`);
   const rulesMount = container.volumeMounts.find((m: Obj) => m.name === 'rules');
   assert.equal(cfg.rulesDir, join(p.root, rulesMount.mountPath), 'rules_dir is the rules ConfigMap, mounted whole');
 
