@@ -12,7 +12,7 @@ import { loadOrReport } from './load-or-report.js';
 import { logSessionNotice } from './session-notice.js';
 
 /** How long a stopped weir waits for its event loop to empty before it exits anyway. */
-const EXIT_WAIT_MS = 2_000;
+export const EXIT_WAIT_MS = 2_000;
 
 const HELP = `usage: weir run [--config FILE] [--grace-ms N] [--drain] [--transient]
 

@@ -44,6 +44,26 @@ ${e.extra ?? ''}`,
   };
 }
 
+/**
+ * A telemetry rule (id telemetry_to_tsdb) that stores `columns` of `sql`'s output in telemetry,
+ * without ON CONFLICT: a message stored twice is a key violation, dead-lettered and counted, so a
+ * test that edits rules during a run sees a duplicate rather than absorbing it.
+ */
+export function telemetryRule(
+  columns: string[],
+  sql = 'SELECT payload.ts AS ts, clientid AS device_id, payload.seq AS seq, payload.temp AS temp, payload.hum AS humidity FROM "device/+/telemetry"',
+): string {
+  return `id: telemetry_to_tsdb
+sql: |
+  ${sql}
+actions:
+  - sink: tsdb
+    table: telemetry
+    columns:
+${columns.map((c) => `      ${c}: \${${c}}`).join('\n')}
+`;
+}
+
 /** Every telemetry sample's fields, keyed by device: what the message-sink tests and benchmarks send. */
 export const TELEMETRY_TO_SINK_SQL = `SELECT payload.ts AS ts, clientid AS device_id, payload.seq AS seq, payload.temp AS temp,
          payload.hum AS humidity, payload.location AS location

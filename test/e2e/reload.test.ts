@@ -11,22 +11,7 @@ import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
-import { countRows, endSessions, query, telemetryFiles } from './fixtures.js';
-
-function rule(
-  columns: string[],
-  sql = 'SELECT payload.ts AS ts, clientid AS device_id, payload.seq AS seq, payload.temp AS temp, payload.hum AS humidity FROM "device/+/telemetry"',
-): string {
-  return `id: telemetry_to_tsdb
-sql: |
-  ${sql}
-actions:
-  - sink: tsdb
-    table: telemetry
-    columns:
-${columns.map((c) => `      ${c}: \${${c}}`).join('\n')}
-`;
-}
+import { countRows, endSessions, query, telemetryFiles, telemetryRule as rule } from './fixtures.js';
 
 let weir: WeirProcess | undefined;
 let mqttUrlUsed = '';

@@ -1,4 +1,4 @@
-// Builds the harness caches in .it/ (mosquitto-build.ts, promtool.ts) appear whole or not at all:
+// Builds the harness caches (mosquitto-build.ts in .it/, go-build.ts in ~/.cache/weir/go/) appear whole or not at all:
 // a build goes to `<cache>.partial-<pid>`, then is renamed into place in one step.
 import { existsSync, renameSync, rmSync } from 'node:fs';
 

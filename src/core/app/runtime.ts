@@ -232,7 +232,7 @@ function deadLetterStore(cfg: WeirConfig, sinks: ReadonlyMap<string, Sink>): Dea
 export const DEFAULT_GRACE_MS = 30_000;
 
 /** Time each closing step gets when the grace period is already spent. */
-const CLOSE_FLOOR_MS = 5_000;
+export const CLOSE_FLOOR_MS = 5_000;
 
 /** Waits for `p`, or until `deadline` (epoch ms), whichever comes first; leaves no timer behind. */
 async function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T | undefined> {
