@@ -17,7 +17,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import mqtt from 'mqtt';
+import net from 'node:net';
+import mqttPacket from 'mqtt-packet';
 import { query, telemetryFiles } from '../e2e/fixtures.js';
 import { startHivemq } from '../harness/hivemq.js';
 import { publishLoad } from '../harness/load/publisher.js';
@@ -134,28 +135,45 @@ END $$;
 CREATE TRIGGER telemetry_delivery BEFORE INSERT ON telemetry FOR EACH ROW EXECUTE FUNCTION telemetry_delivery();
 `;
 
-/** Whether each of `clientIds`' connections has a session: CONNACK's flag, nothing acked, the session kept as it was. */
+/**
+ * Whether each of `clientIds`' connections has a session on the broker: a bare MQTT 5 CONNECT
+ * without clean start, CONNACK's session-present flag, then DISCONNECT. Nothing the broker sends
+ * meanwhile is read or acked, so a session that is there keeps its queue (and its expiry, weir's
+ * default); one the probe created ends with it (expiry 0).
+ */
 export async function sessionsOf(url: string, clientIds: string[]): Promise<number> {
+  const { hostname, port } = new URL(url);
+  const opts = { protocolVersion: 5 } as const;
   let n = 0;
   for (const id of clientIds) {
     for (let i = 0; i < CONNECTIONS; i++) {
-      const c = mqtt.connect(url, {
-        clientId: `${id}-${i}`,
-        clean: false,
-        protocolVersion: 5,
-        // weir's own default: a session that is there keeps its expiry.
-        properties: { sessionExpiryInterval: 7 * 24 * 3600 },
-        reconnectPeriod: 0,
-      });
-      // Never PUBACK: what the broker sends meanwhile stays the session's, for whoever resumes it.
-      c.handleMessage = () => undefined;
+      const sock = net.connect(Number(port), hostname);
+      const parser = mqttPacket.parser(opts);
       const present = await new Promise<boolean>((resolve, reject) => {
-        c.once('connect', (connack) => resolve(Boolean(connack.sessionPresent)));
-        c.once('error', reject);
+        parser.once('packet', (p) =>
+          p.cmd === 'connack' && p.reasonCode === 0 ? resolve(Boolean(p.sessionPresent)) : reject(new Error(`probe ${id}-${i}: ${p.cmd} ${p.reasonCode}`)),
+        );
+        sock.on('data', (d) => parser.parse(d));
+        sock.once('error', reject);
+        sock.write(
+          mqttPacket.generate(
+            {
+              cmd: 'connect',
+              protocolId: 'MQTT',
+              protocolVersion: 5,
+              clean: false,
+              clientId: `${id}-${i}`,
+              keepalive: 30,
+              properties: { sessionExpiryInterval: 7 * 24 * 3600 },
+            },
+            opts,
+          ),
+        );
       });
       if (present) n++;
-      // A session the probe created itself ends with it.
-      await c.endAsync(false, present ? {} : { properties: { sessionExpiryInterval: 0 } });
+      const bye = mqttPacket.generate({ cmd: 'disconnect', reasonCode: 0, properties: present ? {} : { sessionExpiryInterval: 0 } }, opts);
+      await new Promise<void>((resolve) => sock.end(bye, () => resolve()));
+      sock.destroy();
     }
   }
   return n;
