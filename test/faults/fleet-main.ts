@@ -73,7 +73,7 @@ SIGKILL and never back. weir runs as shipped: plain \`weir run\`, no fleet setti
 a steady QoS 1 stream, every message with a unique (device, seq), for as long as the orchestrator
 acts (at least the size below); every scenario ends with \`weir reconcile --sequence\` over the
 whole run. The scenarios and their expectations are in test/faults/fleet-scenarios.ts;
-test/faults/fleet.test.ts runs them in CI at 10,000-20,000 messages and 1,000 msg/s (the full
+test/faults/fleet.test.ts runs them in CI at 6,000-12,000 messages and 1,000 msg/s (the full
 stop 10 s instead of 60 s).
 
 - lost: acknowledged by the broker, never stored. duplicates stored: rows beyond one per (device,

@@ -309,7 +309,7 @@ const scale: FleetScenario = {
   name: 'scale-3-1-3',
   title: 'scale 3 → 1 → 3 (highest ordinal first, each after the previous exited; up in order, each ready)',
   replicas: 3,
-  ciSize: 20_000,
+  ciSize: 12_000,
   async act(ctx) {
     await ctx.untilPublished(0.25);
     ctx.event();
@@ -328,7 +328,7 @@ const scaleDown: FleetScenario = {
   name: 'scale-3-1',
   title: 'scale 3 → 1 for good (the removed pods never come back)',
   replicas: 3,
-  ciSize: 15_000,
+  ciSize: 10_000,
   async act(ctx) {
     await ctx.untilPublished(0.3);
     ctx.event();
@@ -343,7 +343,7 @@ function rolling(replicas: number): FleetScenario {
     name: `rolling-${replicas}`,
     title: `rolling update of ${replicas === 1 ? '1 replica' : `${replicas} replicas`} (reverse ordinal order, each ready before the next)`,
     replicas,
-    ciSize: replicas === 1 ? 10_000 : 20_000,
+    ciSize: replicas === 1 ? 6_000 : 12_000,
     async act(ctx) {
       await ctx.untilPublished(0.2);
       ctx.event();
@@ -358,7 +358,7 @@ const fullStop: FleetScenario = {
   name: 'full-stop',
   title: 'every replica stopped at once for 60 s while devices keep publishing, then started',
   replicas: 3,
-  ciSize: 20_000,
+  ciSize: 12_000,
   async act(ctx) {
     const downMs = ctx.ci ? 10_000 : 60_000;
     await ctx.untilPublished(0.2);
@@ -375,7 +375,7 @@ const both: FleetScenario = {
   name: 'two-at-once',
   title: 'the only two replicas terminated at the same instant (Deployment-style), then started again',
   replicas: 2,
-  ciSize: 15_000,
+  ciSize: 8_000,
   async act(ctx) {
     await ctx.untilPublished(0.25);
     ctx.event();
@@ -391,7 +391,7 @@ const nodeLoss: FleetScenario = {
   name: 'node-loss',
   title: 'node loss of one of 3 replicas (SIGKILL, never back)',
   replicas: 3,
-  ciSize: 20_000,
+  ciSize: 10_000,
   // Its share may wait at the broker until another replica adopts the session: wait out the limit.
   quietMs: (NODE_LOSS_LIMIT_S + 10) * 1000,
   async act(ctx) {
@@ -410,7 +410,7 @@ const brokerDuringRoll: FleetScenario = {
   name: 'broker-restart-rolling',
   title: 'the broker restarted (gracefully) during a rolling update of 3',
   replicas: 3,
-  ciSize: 20_000,
+  ciSize: 12_000,
   brokerRestart: true,
   async act(ctx) {
     await ctx.untilPublished(0.2);
