@@ -38,7 +38,7 @@ async function setup(group: string, ids: string[]) {
   const { url: mqttUrl } = await sharedMosquitto();
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
   for (const id of ids) sessions.push([mqttUrl, id]);
-  const ws = [];
+  const ws: WeirProcess[] = [];
   for (const id of ids) ws.push(await replica(mqttUrl, pgUrl, group, id));
   await waitFor(async () => (await Promise.all(ws.map((w) => w.ready()))).every(Boolean), 20_000, 'replicas ready');
   // Each sees the others live before the test acts.
