@@ -276,9 +276,14 @@ export async function runFleetScenario(s: FleetScenario, broker: FleetBroker, pg
     );
     const stoppedIds = sts.clientIds.filter((id) => !sts.running.some((o) => sts.clientId(o) === id));
     if (stoppedIds.length) {
-      // Everything is stored; a replica that adopted a gone pod's sessions ends them once nothing
-      // has arrived for a moment. The probe takes a session over, so it waits for that first.
-      await sleep(10_000);
+      // A lost node's sessions may hold nothing (HiveMQ keeps one queue per share group) and still
+      // be there until a replica adopts and ends them: up to the limit after the loss, as far as
+      // weir's documented counter tells. Then, since an adopter ends a session once nothing has
+      // arrived for a moment and the probe would take it over, 5 s more.
+      const lost = sts.lostOrdinals.length * CONNECTIONS;
+      const until = (eventAt ?? Date.now()) + NODE_LOSS_LIMIT_S * 1000;
+      while (lost && Date.now() < until && (await fleet.sum('weir_sessions_adopted_total', 0)) < lost) await sleep(1000);
+      if (lost) await sleep(5_000);
       facts.set('sessions left', (facts.get('sessions left') ?? 0) + (await sessionsOf(broker.url, stoppedIds)));
     }
     const adopted = await fleet.sum('weir_sessions_adopted_total', 0);

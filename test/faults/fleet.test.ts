@@ -23,6 +23,8 @@ import {
 const rows: FleetRow[] = [];
 const t0 = Date.now();
 after(() => {
+  const at = (r: FleetRow) => FLEET_BROKERS.indexOf(r.broker) * 100 + FLEET_SCENARIOS.findIndex((s) => s.name === r.scenario);
+  rows.sort((a, b) => at(a) - at(b));
   process.stdout.write(`\n# fleet suite, CI size, ${Math.round((Date.now() - t0) / 1000)} s in all\n${fleetTable(rows)}\n${fleetNotes(rows)}\n`);
 });
 

@@ -67,6 +67,11 @@ export class StatefulSet {
       .sort((a, b) => a - b);
   }
 
+  /** Ordinals whose node was lost. */
+  get lostOrdinals(): number[] {
+    return [...this.lost].sort((a, b) => a - b);
+  }
+
   /** Every client id a pod of this set ever had. */
   get clientIds(): string[] {
     return [...this.pods.keys()].sort((a, b) => a - b).map((o) => this.clientId(o));
