@@ -95,7 +95,7 @@ export class Adoption {
     const started = Date.now();
     this.log.info(
       { member: id, state: orphan.state, sessions: orphan.connections, adopt_after_s: this.cfg.fleet.adopt_after_s },
-      'adopting the sessions of a gone member',
+      'adopting the sessions of an orphaned member',
     );
     const outcomes = await Promise.all(Array.from({ length: orphan.connections }, (_, i) => this.adoptSession(id, i, run)));
     const messages = outcomes.reduce((n, o) => n + o.messages, 0);
@@ -108,7 +108,7 @@ export class Adoption {
       // Only if the member is still orphaned: a record it wrote since (it came back) stays.
       const now = this.presence.view.get(id);
       if (now && now.incarnation === orphan.incarnation && now.state === orphan.state) await this.presence.clear(id);
-      this.log.info({ member: id, sessions: ended, messages, ms: Date.now() - started }, 'adopted the sessions of a gone member: stored and ended');
+      this.log.info({ member: id, sessions: ended, messages, ms: Date.now() - started }, 'adopted the sessions of an orphaned member: stored and ended');
     } else {
       // Tried again adopt_after_s from now if still orphaned.
       this.since.set(id, Date.now());

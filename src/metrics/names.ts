@@ -100,7 +100,7 @@ export function createMetrics(registry = new Registry()) {
       'Leave decisions at SIGTERM: drain (another member is live) or keep (the last one, or no answer from the broker).',
       ['decision'],
     ),
-    sessionsAdopted: c('weir_sessions_adopted_total', 'Sessions of a gone member this replica adopted: stored their queue, then ended them.', []),
+    sessionsAdopted: c('weir_sessions_adopted_total', 'Sessions of a gone or stopped member this replica adopted: stored their queue, then ended them.', []),
     sessionsAdoptionAbandoned: c(
       'weir_sessions_adoption_abandoned_total',
       'Adoptions given up: the owner came back (its session taken back), or this replica stopped; the session stays for its owner or the next adopter.',
