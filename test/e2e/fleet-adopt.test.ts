@@ -11,7 +11,7 @@ import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
-import { countRows, endSessions, telemetryFiles } from './fixtures.js';
+import { countRows, endSessions, sessionPresent, telemetryFiles } from './fixtures.js';
 import { telemetrySample } from '../../src/embedded/devices.js';
 
 const running: WeirProcess[] = [];
@@ -73,10 +73,7 @@ test('an adoption the owner interrupts lets go of the session whole; adopted aga
   assert.equal(Number(r!.n), N, 'each sample once');
   assert.equal(Number(r!.bad), 0, 'values from the messages');
   // The record is cleared and the session is gone (a probe with session expiry 0 finds none).
-  const probe = mqtt.connect(mqttUrl, { clientId: 'ghost-0', clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 0 }, reconnectPeriod: 0 });
-  const present = await new Promise<boolean>((resolve) => probe.once('connect', (ack) => resolve(ack.sessionPresent)));
-  await probe.endAsync();
-  assert.equal(present, false);
+  assert.equal(await sessionPresent(mqttUrl, 'ghost-0'), false);
   await pub.endAsync();
   assert.equal(await b.stop(), 0);
 });
