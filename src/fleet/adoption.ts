@@ -30,8 +30,12 @@ type Outcome = { ended: true; messages: number } | { ended: false; why: string; 
 
 interface Run {
   readonly stop: AbortController;
-  readonly sessions: MqttSession[];
+  /** Settles when every session of the run is ended or let go of. */
+  done?: Promise<void>;
 }
+
+/** At SIGTERM, how long the adoptions under way get to let go of their sessions. */
+const LET_GO_MS = 5_000;
 
 export class Adoption {
   /** Orphan → when this replica first saw it orphaned while live. */
@@ -66,7 +70,9 @@ export class Adoption {
     this.stopped = true;
     clearInterval(this.timer);
     for (const run of this.runs.values()) run.stop.abort();
-    await Promise.all([...this.runs.values()].flatMap((r) => r.sessions.map((s) => s.close(false))));
+    // Each run closes its own connections (letGo); a broker that does not answer gets LET_GO_MS.
+    const all = Promise.all([...this.runs.values()].map((r) => r.done));
+    await Promise.race([all, sleep(LET_GO_MS)]);
   }
 
   private check(now = Date.now()): void {
@@ -89,8 +95,21 @@ export class Adoption {
 
   private async adopt(orphan: MemberRecord): Promise<void> {
     const id = orphan.client_id;
-    const run: Run = { stop: new AbortController(), sessions: [] };
+    const run: Run = { stop: new AbortController() };
     this.runs.set(id, run);
+    let settle = () => {};
+    run.done = new Promise((r) => (settle = r));
+    try {
+      await this.adoptAll(orphan, run);
+    } finally {
+      this.runs.delete(id);
+      settle();
+    }
+    if (!this.stopped) await this.presence.announce('live', { adopting: this.adopting });
+  }
+
+  private async adoptAll(orphan: MemberRecord, run: Run): Promise<void> {
+    const id = orphan.client_id;
     await this.presence.announce('live', { adopting: this.adopting });
     const started = Date.now();
     this.log.info(
@@ -102,7 +121,6 @@ export class Adoption {
     const ended = outcomes.filter((o) => o.ended).length;
     this.metrics.sessionsAdopted.inc(ended);
     this.metrics.sessionsAdoptionAbandoned.inc(outcomes.length - ended);
-    this.runs.delete(id);
     if (ended === outcomes.length) {
       this.since.delete(id);
       // Only if the member is still orphaned: a record it wrote since (it came back) stays.
@@ -115,7 +133,6 @@ export class Adoption {
       const why = outcomes.flatMap((o) => (o.ended ? [] : [o.why]));
       this.log.warn({ member: id, sessions_ended: ended, messages, why: [...new Set(why)] }, 'adoption given up; the sessions stay');
     }
-    if (!this.stopped) await this.presence.announce('live', { adopting: this.adopting });
   }
 
   private async adoptSession(member: string, index: number, run: Run): Promise<Outcome> {
@@ -148,7 +165,6 @@ export class Adoption {
       },
       'persistent',
     );
-    run.sessions.push(session);
     const signal = run.stop.signal;
     const gaveUp = (): Outcome => ({ ended: false, why: dropped ?? (this.stopped ? 'this replica is stopping' : 'the owner is live again'), messages });
     // Subscribing again on connect is harmless (the session has the same subscription); it is

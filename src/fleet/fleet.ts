@@ -56,7 +56,11 @@ export class Fleet {
     if (mode !== 'auto') {
       decision = mode;
       reason = mode === 'drain' ? 'weir run --drain' : 'weir run --keep-session';
-      await this.presence.announce('leaving');
+      // Not awaited: a broker that does not answer must not hold the stop (finish() is bounded by the runtime).
+      void this.presence.announce('leaving');
+    } else if (!this.presence.connected) {
+      decision = 'keep';
+      reason = 'the presence connection is not up (the broker unreachable, or weir not started yet): keeping the sessions is what loses nothing';
     } else if (!(await this.presence.leaving(this.cfg.fleet.leave_wait_ms))) {
       decision = 'keep';
       reason = `no answer from the broker within ${this.cfg.fleet.leave_wait_ms} ms (leave_wait_ms): keeping the sessions is what loses nothing`;

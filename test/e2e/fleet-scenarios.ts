@@ -6,14 +6,13 @@
 // is stored with the values its message carried.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import mqtt from 'mqtt';
 import pg from 'pg';
 import { telemetrySample } from '../../src/embedded/devices.js';
 import { publishLoad } from '../harness/load/publisher.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
-import { endSessions, query, telemetryFiles } from './fixtures.js';
+import { endSessions, query, sessionPresent, telemetryFiles } from './fixtures.js';
 
 const running: WeirProcess[] = [];
 const sessions: Array<[string, string]> = [];
@@ -87,17 +86,6 @@ async function assertAllStored(pgUrl: string, ledger: Set<string>): Promise<void
   }
   const missing = [...ledger].filter((k) => !seen.has(k));
   assert.deepEqual(missing.slice(0, 10), [], `${missing.length} of ${ledger.size} never stored`);
-}
-
-/** Whether the broker has a session for `clientId`; probing ends it (session expiry 0), so only ask where none should be. */
-async function sessionPresent(mqttUrl: string, clientId: string): Promise<boolean> {
-  const c = mqtt.connect(mqttUrl, { clientId, clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 0 }, reconnectPeriod: 0 });
-  const present = await new Promise<boolean>((resolve, reject) => {
-    c.once('connect', (ack) => resolve(ack.sessionPresent));
-    c.once('error', reject);
-  });
-  await c.endAsync();
-  return present;
 }
 
 /** Registers the fleet's scenarios against the broker `broker()` gives (its name in each test's title). */
