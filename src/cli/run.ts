@@ -14,17 +14,21 @@ import { logSessionNotice } from './session-notice.js';
 /** How long a stopped weir waits for its event loop to empty before it exits anyway. */
 export const EXIT_WAIT_MS = 2_000;
 
-const HELP = `usage: weir run [--config FILE] [--grace-ms N] [--drain] [--transient]
+const HELP = `usage: weir run [--config FILE] [--grace-ms N] [--drain | --keep-session] [--transient]
 
 Connects to the broker and the sinks and runs the rules until SIGTERM or SIGINT. On those it stops
-reading, stores what it read, acks what it stored and disconnects, keeping its broker sessions so
-nothing is lost across a restart. SIGHUP, or an edit of a rule file, reloads the rules; an invalid
+reading, stores what it read, acks what it stored and disconnects. Whether it keeps its broker
+sessions the fleet decides (docs/fleet.md): when another replica of the share group is live it
+drains (unsubscribes, finishes, ends its sessions), when it is the last it keeps them, so that a
+full stop queues at the broker and a restart loses nothing. SIGHUP, or an edit of a rule file, reloads the rules; an invalid
 edit is rejected and the running rules stay (counted in weir_rules_reload_failures_total, its
 errors shown on /rules).
 
 ${CONFIG_HELP}  --grace-ms N        how long shutdown waits for in-flight messages, in ms (default ${DEFAULT_GRACE_MS})
-  --drain             on SIGTERM, leave the share group for good: unsubscribe, finish, end the
-                      broker sessions (for a member removed by a scale-down, not for restarts)
+  --drain             on SIGTERM, always leave the share group for good: unsubscribe, finish,
+                      end the broker sessions, whether or not another member is live
+  --keep-session      on SIGTERM, always keep the broker sessions (the share of this member
+                      queues at the broker until it returns or another member adopts it)
   --transient         connect with clean start and session expiry 0: the broker drops the
                       sessions at disconnect and deals them no messages while weir is away.
                       For a one-off or debugging run beside a share group in production; never
@@ -36,12 +40,23 @@ export const runCommand: Command = {
   async run(args) {
     const p = parse(
       args,
-      { ...CONFIG_OPTION, 'grace-ms': numberOption({ unit: 'milliseconds', min: 0 }), drain: { type: 'boolean' }, transient: { type: 'boolean' } },
+      {
+        ...CONFIG_OPTION,
+        'grace-ms': numberOption({ unit: 'milliseconds', min: 0 }),
+        drain: { type: 'boolean' },
+        'keep-session': { type: 'boolean' },
+        transient: { type: 'boolean' },
+      },
       HELP,
     );
     if ('exit' in p) return p.exit;
     const cfg = loadOrReport(p.values.config);
     if (!cfg) return 1;
+    if (p.values.drain && p.values['keep-session']) {
+      process.stderr.write('weir run: --drain and --keep-session contradict each other; give one\n');
+      return 2;
+    }
+    const leave = p.values.drain ? 'drain' : p.values['keep-session'] ? 'keep' : 'auto';
     const log = createLogger(process.env.WEIR_LOG_LEVEL ?? cfg.logLevel, 1, cfg.logFormat);
     const session = p.values.transient ? 'transient' : 'persistent';
     let runtime: Runtime;
@@ -63,7 +78,7 @@ export const runCommand: Command = {
         log.info({ signal }, 'signal received');
         signalled = true;
         watcher?.close();
-        runtime.stop({ graceMs, endSession: Boolean(p.values.drain) }).then(
+        runtime.stop({ graceMs, leave }).then(
           () => resolve(0),
           (err: unknown) => {
             log.error({ err: errorText(err) }, 'shutdown failed');

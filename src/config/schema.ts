@@ -78,6 +78,44 @@ export const BrokerSpec = Type.Object(
       default: 1024 * 1024,
       description: 'Larger payloads are dead-lettered (reason payload_too_large) instead of evaluated.',
     }),
+    fleet: Type.Object(
+      {
+        presence: Type.Union([Type.Literal('on'), Type.Literal('off')], {
+          default: 'on',
+          description:
+            'on: announce this replica on the retained topic <topic_prefix>/<share_group>/members/<client_id> (MQTT 5, a will marks it gone if it dies), read the others, and at SIGTERM drain when another member is live, keep the sessions when it is the last (docs/fleet.md). Needs MQTT 5 and a share_group; off without them. off: SIGTERM keeps the sessions (weir run --drain drains).',
+        }),
+        topic_prefix: Type.String({
+          minLength: 1,
+          default: 'weir',
+          pattern: '^[^+#]*[^/+#]$',
+          description: 'First levels of the presence topics; the broker must let weir publish and subscribe under <topic_prefix>/<share_group>/members/.',
+        }),
+        will_delay_s: Type.Integer({
+          minimum: 0,
+          default: 15,
+          description:
+            "How long the broker waits after this replica's presence connection drops before it publishes the will (state gone): a restart quicker than this is not seen as a loss.",
+        }),
+        adopt_after_s: Type.Integer({
+          minimum: 0,
+          default: 30,
+          description:
+            'A member gone (its will published) or stopped with its sessions kept, and not back for this long, has its sessions adopted by one live member: stored, then ended. Counted from when the adopter saw it gone. 0 = never adopt.',
+        }),
+        leave_wait_ms: Type.Integer({
+          minimum: 0,
+          default: 5_000,
+          description: "At SIGTERM, how long to wait for the broker to return this replica's own `leaving` announcement; without it, the sessions are kept.",
+        }),
+      },
+      {
+        additionalProperties: false,
+        default: {},
+        description:
+          'Replicas that know each other through the broker: presence, the leave decision at SIGTERM, adoption of orphaned sessions (docs/fleet.md).',
+      },
+    ),
     publisher_clientid: Type.Object(
       {
         user_property: Type.Optional(Type.String({ description: 'MQTT 5 User Property carrying the publisher clientid (first choice).' })),

@@ -91,6 +91,22 @@ export function createMetrics(registry = new Registry()) {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+    // The fleet (src/fleet/): presence, the leave decision, adoption of orphaned sessions.
+    fleetMembers: sampledGauge(registry, 'weir_fleet_members', 'Members of this share group as this replica sees them on the presence topics, by state.', [
+      'state',
+    ]),
+    fleetLeave: c(
+      'weir_fleet_leave_total',
+      'Leave decisions at SIGTERM: drain (another member is live) or keep (the last one, or no answer from the broker).',
+      ['decision'],
+    ),
+    sessionsAdopted: c('weir_sessions_adopted_total', 'Sessions of a gone or stopped member this replica adopted: stored their queue, then ended them.', []),
+    sessionsAdoptionAbandoned: c(
+      'weir_sessions_adoption_abandoned_total',
+      'Adoptions given up: the owner came back (its session taken back), or this replica stopped; the session stays for its owner or the next adopter.',
+      [],
+    ),
+    sessionsAdoptedMessages: c('weir_sessions_adopted_messages_total', 'Messages received through adopted sessions.', []),
     rulesReloadFailures: c(
       'weir_rules_reload_failures_total',
       'Rule reloads rejected (an invalid edit); the running rules stayed. /rules shows the last one.',

@@ -1,9 +1,10 @@
 // Scale-down without stranded messages (the operations issue's acceptance 5), against a real
 // Mosquitto: a share group keeps dealing messages to a member whose session is alive even while
 // it is offline. A member removed with `weir run --drain` leaves cleanly (unsubscribe, finish,
-// end the session) and the remaining member stores everything; a member that merely stops keeps
-// its session, and its share of later messages waits there for it — which is what a restart
-// wants and a removal must not do.
+// end the session) and the remaining member stores everything; a member stopped with
+// --keep-session keeps its session, and its share of later messages waits there for it — which is
+// what a restart wants and a removal must not do. Without either flag the fleet decides
+// (test/e2e/fleet.test.ts).
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { publishLoad } from '../harness/load/publisher.js';
@@ -26,12 +27,12 @@ async function distinct(pgUrl: string): Promise<number> {
   return Number(r!.n);
 }
 
-async function twoMembers(group: string, drainA: boolean) {
+async function twoMembers(group: string, argsA: string[]) {
   const { url: mqttUrl } = await sharedMosquitto();
   mqttUrlUsed = mqttUrl;
   const pgUrl = await freshDatabase((await sharedPostgres()).url);
   sessions.push(`${group}-a`, `${group}-b`);
-  const a = await startWeir(telemetryFiles({ mqttUrl, pgUrl, clientId: `${group}-a`, shareGroup: group }), { args: drainA ? ['--drain'] : [] });
+  const a = await startWeir(telemetryFiles({ mqttUrl, pgUrl, clientId: `${group}-a`, shareGroup: group }), { args: argsA });
   const b = await startWeir(telemetryFiles({ mqttUrl, pgUrl, clientId: `${group}-b`, shareGroup: group }));
   running.push(a, b);
   await waitFor(async () => (await a.ready()) && (await b.ready()), 20_000, 'both members ready');
@@ -39,7 +40,7 @@ async function twoMembers(group: string, drainA: boolean) {
 }
 
 test('a member drained and removed under load: every message published during and after the drain is stored by the other', { timeout: 240_000 }, async () => {
-  const { mqttUrl, pgUrl, a, b } = await twoMembers('weir-drain', true);
+  const { mqttUrl, pgUrl, a, b } = await twoMembers('weir-drain', ['--drain']);
   const N = 24_000;
   const publishing = publishLoad({ url: mqttUrl, clients: 3, devices: 120, size: 200, qos: 1, limit: N, intervalMs: 1, clientIdPrefix: 'drain-pub' });
   await waitFor(async () => (await a.metric('weir_ingest_acked_total')) > 2_000, 60_000, 'member A to have taken its share');
@@ -54,10 +55,10 @@ test('a member drained and removed under load: every message published during an
   assert.equal(await b.stop(), 0);
 });
 
-test('a member that stops without --drain keeps its session: its share of later messages waits for it (a restart loses nothing)', {
+test('a member stopped with --keep-session keeps its session although another is live: its share of later messages waits for it', {
   timeout: 240_000,
 }, async () => {
-  const { mqttUrl, pgUrl, a, b } = await twoMembers('weir-nodrain', false);
+  const { mqttUrl, pgUrl, a, b } = await twoMembers('weir-nodrain', ['--keep-session']);
   assert.equal(await a.stop(), 0);
   const N = 4_000;
   const pub = await publishLoad({ url: mqttUrl, clients: 2, devices: 100, size: 200, qos: 1, limit: N, clientIdPrefix: 'nodrain-pub' });

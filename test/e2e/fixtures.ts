@@ -141,6 +141,22 @@ export async function endSessions(mqttUrl: string, clientId: string, connections
   }
 }
 
+/**
+ * Whether the broker has a session for `clientId`: a client resuming it is told session_present.
+ * The probe connects with session expiry 0, so it ends a session it finds: ask where none should be.
+ */
+export async function sessionPresent(mqttUrl: string, clientId: string): Promise<boolean> {
+  const c = mqtt.connect(mqttUrl, { clientId, clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 0 }, reconnectPeriod: 0 });
+  try {
+    return await new Promise<boolean>((resolve, reject) => {
+      c.once('connect', (connack) => resolve(connack.sessionPresent));
+      c.once('error', reject);
+    });
+  } finally {
+    await c.endAsync();
+  }
+}
+
 export async function query<T extends pg.QueryResultRow>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();

@@ -4,11 +4,10 @@
 // run leaves one that keeps taking a share of the group's messages.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import mqtt from 'mqtt';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freePort, waitFor } from '../harness/process.js';
 import { startWeir, type WeirFiles, type WeirProcess } from '../harness/weir.js';
-import { endSessions, telemetryFiles } from './fixtures.js';
+import { endSessions, sessionPresent, telemetryFiles } from './fixtures.js';
 
 const running: WeirProcess[] = [];
 const sessions: Array<[string, string]> = [];
@@ -21,19 +20,6 @@ after(async () => {
 async function brokerOnly(mqttUrl: string, clientId: string, shareGroup: string): Promise<WeirFiles> {
   const files = telemetryFiles({ mqttUrl, pgUrl: `postgres://weir@127.0.0.1:${await freePort()}/weir`, clientId, shareGroup });
   return { ...files, config: files.config.replace('migrate_on_start: true', '') };
-}
-
-/** Whether the broker holds a session for `clientId`: a client resuming it is told session_present. */
-async function sessionPresent(mqttUrl: string, clientId: string): Promise<boolean> {
-  const c = mqtt.connect(mqttUrl, { clientId, clean: false, protocolVersion: 5, properties: { sessionExpiryInterval: 0 }, reconnectPeriod: 0 });
-  try {
-    return await new Promise<boolean>((resolve, reject) => {
-      c.once('connect', (connack) => resolve(connack.sessionPresent));
-      c.once('error', reject);
-    });
-  } finally {
-    await c.endAsync();
-  }
 }
 
 async function runAndStop(files: WeirFiles, args: string[] = []): Promise<string> {

@@ -40,12 +40,12 @@ export class Fleet {
   ) {}
 
   /** Starts a member and waits until it is ready (broker and sinks). */
-  async start(clientId: string, files: WeirFiles): Promise<Member> {
+  async start(clientId: string, files: WeirFiles, readyTimeoutMs?: number): Promise<Member> {
     const weir = await startWeir(files);
     const m: Member = { clientId, files, weir, restarts: 0 };
     this.members.push(m);
     this.sample();
-    await this.ready(m);
+    await this.ready(m, readyTimeoutMs);
     return m;
   }
 
@@ -84,11 +84,11 @@ export class Fleet {
   }
 
   /** Starts the member again in its directory (same client id: the broker kept its session). */
-  async restart(m: Member, opts: { waitReady?: boolean } = {}): Promise<void> {
+  async restart(m: Member, opts: { waitReady?: boolean; timeoutMs?: number } = {}): Promise<void> {
     m.weir = await startWeir(m.files, { dir: m.weir.dir });
     m.restarts++;
     this.sample();
-    if (opts.waitReady ?? true) await this.ready(m);
+    if (opts.waitReady ?? true) await this.ready(m, opts.timeoutMs);
   }
 
   /** A metric summed over the running processes (unreachable ones count as `absent`). */

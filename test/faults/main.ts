@@ -4,6 +4,9 @@
 // expectation failed. --settle-s: how long weir may take after the stream to account for every
 // message (default 60 s + 1 s per 2,000 messages), for a machine shared with other work: a stalled
 // weir still ends as 'timed out', only later.
+//
+// npm run faults -- --fleet [--size N] [--rate R] [--only NAME,…] [--brokers NAME,…]: the fleet
+// scenarios instead (fleet-main.ts), written to their own section of docs/reliability.md.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -22,8 +25,15 @@ const { values: v } = parseArgs({
     seed: { type: 'string' },
     'settle-s': { type: 'string' },
     out: { type: 'string', default: 'docs/reliability.md' },
+    fleet: { type: 'boolean' },
+    rate: { type: 'string' },
+    brokers: { type: 'string' },
   },
 });
+if (v.fleet) {
+  const { runFleetSuite } = await import('./fleet-main.js');
+  process.exit(await runFleetSuite({ size: v.size, rate: v.rate, only: v.only, brokers: v.brokers, out: v.out! }));
+}
 const size = Number(v.size);
 const settleMs = v['settle-s'] === undefined ? undefined : Number(v['settle-s']) * 1000;
 const only = v.only?.split(',');

@@ -122,7 +122,7 @@ export interface RunOptions {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** mulberry32: a small seeded generator, enough for picking fault points. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -133,18 +133,28 @@ function seeded(seed: number): () => number {
   };
 }
 
-async function reconcile(fleet: Fleet, member: Member, sequence: boolean): Promise<ReconcileOutcome> {
+export async function reconcile(fleet: Fleet, member: Member, sequence: boolean): Promise<ReconcileOutcome> {
   const args = ['reconcile', '-c', join(member.weir.dir, 'weir.yaml'), ...fleet.metricsUrls().flatMap((u) => ['-m', u])];
   if (sequence) args.push('--sequence', 'telemetry:device_id:seq');
   const r = await runCli(args);
   return { code: r.code, sequence, output: `${r.stdout}${r.stderr}` };
 }
 
+/** What `weir reconcile` said when it exited non-zero: its first `lines` DIFFERENCE, GAPS or error lines. */
+export function reconcileNote(rec: ReconcileOutcome, lines: number): string {
+  return `reconcile: ${rec.output
+    .trim()
+    .split('\n')
+    .filter((l) => /^(DIFFERENCE|GAPS|error)/.test(l))
+    .slice(0, lines)
+    .join(' / ')}`;
+}
+
 /**
  * Polls until every acknowledged message is stored or dead-lettered and weir holds none unacked;
  * logs the counts every 30 s, so a slow weir (still moving) can be told from a stalled one.
  */
-async function settle(
+export async function settle(
   pgUrl: string,
   table: StoredTable,
   fleet: Fleet,
@@ -281,15 +291,7 @@ export async function runScenario(s: Scenario, services: Services, opts: RunOpti
     if (accounting.strays) notes.push(`${accounting.strays} rows or dead letters of no acknowledged message`);
     if (accounting.repeatedDeadLetters) notes.push(`${accounting.repeatedDeadLetters} messages dead-lettered more than once`);
     if (accounting.fallback) notes.push(`${accounting.fallback} dead letters in the fallback file`);
-    if (rec.code !== 0)
-      notes.push(
-        `reconcile: ${rec.output
-          .trim()
-          .split('\n')
-          .filter((l) => /^(DIFFERENCE|GAPS|error)/.test(l))
-          .slice(0, 3)
-          .join(' / ')}`,
-      );
+    if (rec.code !== 0) notes.push(reconcileNote(rec, 3));
     return {
       ...accounting,
       scenario: s.name,

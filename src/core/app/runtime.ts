@@ -20,12 +20,15 @@ import { ruleStatus, type ReloadFailure } from './rule-status.js';
 import { SinkRunner } from '../path/sink-runner.js';
 import type { Sink } from '../../sinks/types.js';
 import { StartupMigration } from './migrate-sinks.js';
+import { Fleet, fleetOff, type LeaveMode } from '../fleet/fleet.js';
 
 export interface StopOptions {
   /** How long to wait for in-flight messages to be stored and acked. */
   graceMs?: number;
   /** Leave the share group for good: unsubscribe, finish, and end the session (MQTT 5 expiry 0). */
   endSession?: boolean;
+  /** At SIGTERM: let the fleet decide whether to end the sessions (auto), or force it; overrides endSession when the fleet runs. */
+  leave?: LeaveMode;
 }
 
 export interface RuntimeOptions {
@@ -43,6 +46,8 @@ export class Runtime {
   readonly runners = new Map<string, SinkRunner>();
   readonly pipeline: Pipeline;
   readonly connections: BrokerConnections;
+  /** Presence, the leave decision and adoption (src/fleet/); undefined when off (fleetOff, or --transient). */
+  readonly fleet: Fleet | undefined;
   private readonly abort = new AbortController();
   /** Aborted as soon as stop() is called: ends the wait for migrations. */
   private readonly startup = new AbortController();
@@ -75,6 +80,10 @@ export class Runtime {
     for (const sc of cfg.sinks.values()) this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal));
     this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log);
     this.connections = new BrokerConnections(cfg.broker, (msg, settlement) => this.pipeline.handle(msg, settlement), this.metrics, log, opts.session);
+    const off = opts.session === 'transient' ? 'weir run --transient' : fleetOff(cfg.broker);
+    if (off) log.info({ why: off }, 'fleet presence off: SIGTERM keeps the sessions unless --drain');
+    const filters = () => this.connections.subscriptionFilters(this.pipeline.filters());
+    this.fleet = off ? undefined : new Fleet(cfg.broker, (msg, settlement) => this.pipeline.handle(msg, settlement), filters, this.metrics, log);
     if (opts.migrate?.length) this.migration = new StartupMigration(opts.migrate, log);
   }
 
@@ -114,6 +123,7 @@ export class Runtime {
     this.logRuleWarnings(this.cfg.rules);
     this.pipeline.setRules(this.cfg.rules);
     await this.connections.start(this.pipeline.filters());
+    this.fleet?.start();
     this.log.info({ http_port: this.httpPort, rules: this.cfg.rules.length, sinks: this.runners.size }, 'weir started');
   }
 
@@ -168,11 +178,13 @@ export class Runtime {
     return this.stopping;
   }
 
-  private async doStop({ graceMs: asked, endSession = false }: StopOptions): Promise<void> {
+  private async doStop({ graceMs: asked, endSession: asEndSession = false, leave }: StopOptions): Promise<void> {
     // The grace period is what bounds the wait for held messages: one that is not a number would
     // make every deadline below NaN, and a comparison with NaN never ends the wait (`weir run
     // --grace-ms abc` once waited for ever; the CLI refuses it now, this keeps any caller safe).
     const graceMs = asked !== undefined && Number.isFinite(asked) && asked >= 0 ? asked : DEFAULT_GRACE_MS;
+    // Whether this replica leaves the share group for good: the fleet decides (src/fleet/fleet.ts).
+    const endSession = this.fleet && leave ? await this.fleet.leave(leave) : leave ? leave === 'drain' : asEndSession;
     this.log.info({ grace_ms: graceMs, end_session: endSession }, endSession ? 'draining: leaving the share group' : 'stopping');
     const deadline = Date.now() + graceMs;
     if (endSession) {
@@ -195,6 +207,7 @@ export class Runtime {
     // each step is bounded, with a few seconds of its own when the grace is already spent.
     const closeBy = Math.max(deadline, Date.now() + CLOSE_FLOOR_MS);
     await this.closeStep('mqtt', this.connections.close(endSession && drained), closeBy);
+    if (this.fleet) await this.closeStep('fleet presence', this.fleet.finish(endSession && drained), closeBy);
     await Promise.all([...this.runners.values()].map((r) => this.closeStep(`sink ${r.name}`, r.close(), closeBy)));
     const server = this.server;
     if (server) {

@@ -5,7 +5,7 @@
 import type { BrokerConfig } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics/names.js';
-import { MqttSession, type MessageHandler, type SessionMode } from './mqtt-session.js';
+import { MqttSession, type MessageHandler, type SessionEvents, type SessionMode } from './mqtt-session.js';
 
 export class BrokerConnections {
   readonly sessions: MqttSession[] = [];
@@ -19,35 +19,7 @@ export class BrokerConnections {
   ) {
     for (let i = 0; i < cfg.connections; i++) {
       const id = `${cfg.client_id}-${i}`;
-      const received = metrics.ingestReceived.labels(id);
-      const acked = metrics.ingestAcked.labels(id);
-      const unacked = metrics.ingestUnacked.labels(id);
-      const connected = metrics.ingestConnected.labels(id);
-      const abandoned = metrics.ingestAbandoned.labels(id);
-      const takenOver = metrics.ingestSessionTakenOver.labels(id);
-      const session = new MqttSession(
-        cfg,
-        i,
-        handler,
-        log,
-        {
-          onState: (up) => connected.set(up ? 1 : 0),
-          onReceived: () => {
-            received.inc();
-            unacked.inc();
-          },
-          onAcked: (n) => {
-            acked.inc(n);
-            unacked.dec(n);
-          },
-          onAbandoned: (n) => {
-            abandoned.inc(n);
-            unacked.dec(n);
-          },
-          onTakenOver: () => takenOver.inc(),
-        },
-        mode,
-      );
+      const session = new MqttSession(cfg, i, handler, log, sessionEvents(metrics, id), mode);
       // Read at scrape time from the session's ack window, which knows them already.
       metrics.ingestHeld.sample([id], () => session.held);
       metrics.ingestOldestUnackedAge.sample([id], () => session.oldestUnackedAge());
@@ -96,4 +68,30 @@ export class BrokerConnections {
   async close(endSession = false): Promise<void> {
     await Promise.all(this.sessions.map((s) => s.close(endSession)));
   }
+}
+
+/** What a session with client id `id` counts, under the `connection` label: weir's own and adopted ones (fleet/adoption.ts) alike. */
+export function sessionEvents(metrics: Metrics, id: string): SessionEvents {
+  const received = metrics.ingestReceived.labels(id);
+  const acked = metrics.ingestAcked.labels(id);
+  const unacked = metrics.ingestUnacked.labels(id);
+  const connected = metrics.ingestConnected.labels(id);
+  const abandoned = metrics.ingestAbandoned.labels(id);
+  const takenOver = metrics.ingestSessionTakenOver.labels(id);
+  return {
+    onState: (up) => connected.set(up ? 1 : 0),
+    onReceived: () => {
+      received.inc();
+      unacked.inc();
+    },
+    onAcked: (n) => {
+      acked.inc(n);
+      unacked.dec(n);
+    },
+    onAbandoned: (n) => {
+      abandoned.inc(n);
+      unacked.dec(n);
+    },
+    onTakenOver: () => takenOver.inc(),
+  };
 }

@@ -33,6 +33,8 @@ export interface PublishOptions {
   payloadFor?: (device: number, seq: number) => Buffer | undefined;
   /** Called once per message the broker acknowledged (a successful PUBACK), for a ledger of what was published. */
   onAcked?: (device: number, seq: number) => void;
+  /** Go on publishing past `limit` while this returns true (a stream that lasts as long as a fault does). */
+  continueWhile?: () => boolean;
   /** First seq per device (to continue a run). */
   seqBase?: number;
   /** Credentials and the CA file for TLS brokers. */
@@ -97,7 +99,7 @@ export async function publishLoad(o: PublishOptions): Promise<PublishResult> {
       const seqs = new Map<number, number>();
       let inflight = 0;
       let wake: (() => void) | undefined;
-      for (let i = 0; i < n; i++) {
+      for (let i = 0; i < n || o.continueWhile?.(); i++) {
         const device = devices[i % devices.length]!;
         const seq = (seqs.get(device) ?? o.seqBase ?? 0) + 1;
         seqs.set(device, seq);
