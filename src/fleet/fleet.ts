@@ -3,7 +3,7 @@
 // of orphaned members' sessions (adoption.ts). The runtime starts it after its own sessions and
 // asks it, at SIGTERM, whether to leave the share group for good.
 import type { BrokerConfig } from '../config/schema.js';
-import type { MessageHandler } from '../core/mqtt-session.js';
+import type { MessageHandler } from '../core/ingest/mqtt-session.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics/names.js';
 import { Adoption } from './adoption.js';
