@@ -109,8 +109,10 @@ const LAYERS: ReadonlyArray<{ name: string; prefixes: readonly string[] }> = [
   { name: 'ingest', prefixes: ['src/core/ingest/'] },
   // One message from its event to its sinks.
   { name: 'path', prefixes: ['src/core/path/'] },
+  // The replicas of one share group: presence, the leave decision, adoption of orphaned sessions.
+  { name: 'fleet', prefixes: ['src/core/fleet/'] },
   // The application: weir run (runtime, http), where dead letters go, verify/migrate.
-  { name: 'app', prefixes: ['src/core/app/', 'src/fleet/'] },
+  { name: 'app', prefixes: ['src/core/app/'] },
   // The demo's embedded broker and database.
   { name: 'embedded', prefixes: ['src/embedded/'] },
   // Counting what arrived against what the brokers say they sent.

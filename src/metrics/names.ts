@@ -91,7 +91,7 @@ export function createMetrics(registry = new Registry()) {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
-    // The fleet (src/fleet/): presence, the leave decision, adoption of orphaned sessions.
+    // The fleet (src/core/fleet/): presence, the leave decision, adoption of orphaned sessions.
     fleetMembers: sampledGauge(registry, 'weir_fleet_members', 'Members of this share group as this replica sees them on the presence topics, by state.', [
       'state',
     ]),

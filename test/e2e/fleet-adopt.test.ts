@@ -1,4 +1,4 @@
-// Adoption with one weir (src/fleet/adoption.ts), against a real Mosquitto: the orphan is a session
+// Adoption with one weir (src/core/fleet/adoption.ts), against a real Mosquitto: the orphan is a session
 // the test leaves on the broker in the share group, and its presence record the test writes. While
 // the adoption cannot store (the table locked against inserts) the owner says it is live again:
 // weir lets go of the session without ending it; once the owner is gone again weir adopts it anew,

@@ -1,4 +1,4 @@
-// The fleet decides at SIGTERM (src/fleet/, docs/fleet.md), against a real broker, with plain
+// The fleet decides at SIGTERM (src/core/fleet/, docs/fleet.md), against a real broker, with plain
 // `weir run` and no flag: a replica that sees another live member drains and ends its sessions;
 // the last one keeps them; of two terminated at the same instant exactly one keeps them; a member
 // killed for good has its sessions adopted by the other; an owner that comes back during an

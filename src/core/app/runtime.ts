@@ -20,7 +20,7 @@ import { ruleStatus, type ReloadFailure } from './rule-status.js';
 import { SinkRunner } from '../path/sink-runner.js';
 import type { Sink } from '../../sinks/types.js';
 import { StartupMigration } from './migrate-sinks.js';
-import { Fleet, fleetOff, type LeaveMode } from '../../fleet/fleet.js';
+import { Fleet, fleetOff, type LeaveMode } from '../fleet/fleet.js';
 
 export interface StopOptions {
   /** How long to wait for in-flight messages to be stored and acked. */

@@ -14,11 +14,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import mqtt, { type MqttClient } from 'mqtt';
-import type { BrokerConfig } from '../config/schema.js';
-import { errorText } from '../errors.js';
-import type { Logger } from '../log.js';
-import { brokerTlsOptions } from '../config/broker-tls.js';
-import { VERSION } from '../version.js';
+import type { BrokerConfig } from '../../config/schema.js';
+import { errorText } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { brokerTlsOptions } from '../../config/broker-tls.js';
+import { VERSION } from '../../version.js';
 import { type MemberRecord, type MemberState, type MemberView, memberTopic, membersFilter, parseRecord, sessionIds } from './member.js';
 
 export class Presence {

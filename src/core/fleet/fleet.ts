@@ -2,10 +2,10 @@
 // (presence.ts), the decision at SIGTERM whether to drain or keep its sessions, and the adoption
 // of orphaned members' sessions (adoption.ts). The runtime starts it after its own sessions and
 // asks it, at SIGTERM, whether to leave the share group for good.
-import type { BrokerConfig } from '../config/schema.js';
-import type { MessageHandler } from '../core/ingest/mqtt-session.js';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics/names.js';
+import type { BrokerConfig } from '../../config/schema.js';
+import type { MessageHandler } from '../ingest/mqtt-session.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics/names.js';
 import { Adoption } from './adoption.js';
 import { leaveDecision, MEMBER_STATES } from './member.js';
 import { Presence } from './presence.js';

@@ -1,8 +1,8 @@
-// The decisions every member draws from the same view (src/fleet/member.ts): whether a leaving
+// The decisions every member draws from the same view (src/core/fleet/member.ts): whether a leaving
 // replica is the last, and who adopts an orphan.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { adopterOf, leaveDecision, type MemberRecord, type MemberState, orphans, parseRecord } from '../../src/fleet/member.js';
+import { adopterOf, leaveDecision, type MemberRecord, type MemberState, orphans, parseRecord } from '../../src/core/fleet/member.js';
 
 function rec(client_id: string, state: MemberState, adopting?: string[]): MemberRecord {
   return { state, client_id, sessions: [`${client_id}-0`], connections: 1, incarnation: 'i', pid: 1, host: 'h', version: 'v', time: 't', adopting };

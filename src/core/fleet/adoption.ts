@@ -11,12 +11,12 @@
 // adopter lets go of that session, keeping it (no reconnect, no session expiry 0); what it held
 // unacked is redelivered to the owner (at-least-once). An orphan still orphaned adopt_after_s
 // later is tried again, so an adopter that dies is replaced the same way.
-import type { BrokerConfig } from '../config/schema.js';
-import { sessionEvents } from '../core/ingest/connections.js';
-import { type MessageHandler, MqttSession } from '../core/ingest/mqtt-session.js';
-import type { Logger } from '../log.js';
-import type { Metrics } from '../metrics/names.js';
-import { sleep } from '../retry/backoff.js';
+import type { BrokerConfig } from '../../config/schema.js';
+import { sessionEvents } from '../ingest/connections.js';
+import { type MessageHandler, MqttSession } from '../ingest/mqtt-session.js';
+import type { Logger } from '../../log.js';
+import type { Metrics } from '../../metrics/names.js';
+import { sleep } from '../../retry/backoff.js';
 import { adopterOf, type MemberRecord, orphans } from './member.js';
 import type { Presence } from './presence.js';
 
