@@ -94,7 +94,12 @@ export function fleetScenarios(name: string, broker: () => Promise<{ url: string
     const { mqttUrl, pgUrl, ws } = await setup(broker, 'fleet-drain', ['fleet-drain-a', 'fleet-drain-b']);
     const [a, b] = ws as [WeirProcess, WeirProcess];
     const publishing = publish(mqttUrl, 6_000, 'fleet-drain-pub');
-    await waitFor(async () => (await a.metric('weir_ingest_acked_total')) > 500, 60_000, 'A taking its share');
+    // Mid-stream. (HiveMQ CE may deal A nothing: it once gave one connection all of a run's messages.)
+    await waitFor(
+      async () => (await a.metric('weir_ingest_acked_total')) + (await b.metric('weir_ingest_acked_total')) > 1_000,
+      60_000,
+      'the stream under way',
+    );
     assert.equal(await a.stop(), 0);
     assert.match(a.log(), /leaving the fleet: draining/);
     assert.equal(await sessionPresent(mqttUrl, 'fleet-drain-a-0'), false, "A's session 0 ended");
@@ -136,14 +141,14 @@ export function fleetScenarios(name: string, broker: () => Promise<{ url: string
     await assertAllStored(pgUrl, new Set([...before, ...whileDown]));
     // Counted once the adopted sessions have ended, a quiet spell after the last message was stored.
     await waitFor(async () => (await back.metric('weir_sessions_adopted_total')) === 2, 30_000, "the keeper's two sessions adopted");
-    assert.match(back.log(), /adopted the sessions of an orphaned member/);
+    await waitFor(() => /adopted the sessions of an orphaned member/.test(back.log()), 10_000, 'the adoption logged');
   });
 
   test(`${name}: SIGKILL one of two under load: the other adopts its sessions and stores its share`, { timeout: 240_000 }, async () => {
     const { mqttUrl, pgUrl, ws } = await setup(broker, 'fleet-kill', ['fleet-kill-a', 'fleet-kill-b']);
     const [a, b] = ws as [WeirProcess, WeirProcess];
     const publishing = publish(mqttUrl, 6_000, 'fleet-kill-pub');
-    await waitFor(async () => (await a.metric('weir_ingest_acked_total')) > 500, 60_000, 'A taking its share');
+    await waitFor(() => /adopted the sessions of an orphaned member/.test(b.log()), 10_000, 'the adoption logged');
     await a.kill('SIGKILL');
     const ledger = await publishing;
     await waitFor(async () => (await b.metric('weir_sessions_adopted_total')) === 2, 60_000, "B adopts A's two sessions");
