@@ -88,13 +88,23 @@ async function assertAllStored(pgUrl: string, ledger: Set<string>): Promise<void
   assert.deepEqual(missing.slice(0, 10), [], `${missing.length} of ${ledger.size} never stored`);
 }
 
-/** Registers the fleet's scenarios against the broker `broker()` gives (its name in each test's title). */
-export function fleetScenarios(name: string, broker: () => Promise<{ url: string }>): void {
+/**
+ * Registers the fleet's scenarios against the broker `broker()` gives (its name in each test's
+ * title). `perSessionQueues`: the broker queues an offline member's share in that member's session
+ * (Mosquitto); HiveMQ CE keeps one queue per group and hands it to the live members, so an orphan's
+ * session holds nothing to adopt and the owner-comes-back scenario cannot be staged there.
+ */
+export function fleetScenarios(name: string, broker: () => Promise<{ url: string }>, { perSessionQueues }: { perSessionQueues: boolean }): void {
   test(`${name}: two replicas under load, SIGTERM one: it drains, its sessions are gone, the other stores everything`, { timeout: 240_000 }, async () => {
     const { mqttUrl, pgUrl, ws } = await setup(broker, 'fleet-drain', ['fleet-drain-a', 'fleet-drain-b']);
     const [a, b] = ws as [WeirProcess, WeirProcess];
     const publishing = publish(mqttUrl, 6_000, 'fleet-drain-pub');
-    await waitFor(async () => (await a.metric('weir_ingest_acked_total')) > 500, 60_000, 'A taking its share');
+    // Mid-stream. (HiveMQ CE may deal A nothing: it once gave one connection all of a run's messages.)
+    await waitFor(
+      async () => (await a.metric('weir_ingest_acked_total')) + (await b.metric('weir_ingest_acked_total')) > 1_000,
+      60_000,
+      'the stream under way',
+    );
     assert.equal(await a.stop(), 0);
     assert.match(a.log(), /leaving the fleet: draining/);
     assert.equal(await sessionPresent(mqttUrl, 'fleet-drain-a-0'), false, "A's session 0 ended");
@@ -136,7 +146,7 @@ export function fleetScenarios(name: string, broker: () => Promise<{ url: string
     await assertAllStored(pgUrl, new Set([...before, ...whileDown]));
     // Counted once the adopted sessions have ended, a quiet spell after the last message was stored.
     await waitFor(async () => (await back.metric('weir_sessions_adopted_total')) === 2, 30_000, "the keeper's two sessions adopted");
-    assert.match(back.log(), /adopted the sessions of an orphaned member/);
+    await waitFor(() => /adopted the sessions of an orphaned member/.test(back.log()), 10_000, 'the adoption logged');
   });
 
   test(`${name}: SIGKILL one of two under load: the other adopts its sessions and stores its share`, { timeout: 240_000 }, async () => {
@@ -147,40 +157,41 @@ export function fleetScenarios(name: string, broker: () => Promise<{ url: string
     await a.kill('SIGKILL');
     const ledger = await publishing;
     await waitFor(async () => (await b.metric('weir_sessions_adopted_total')) === 2, 60_000, "B adopts A's two sessions");
-    assert.match(b.log(), /adopted the sessions of an orphaned member/);
+    await waitFor(() => /adopted the sessions of an orphaned member/.test(b.log()), 10_000, 'the adoption logged');
     await assertAllStored(pgUrl, ledger);
     assert.equal(await sessionPresent(mqttUrl, 'fleet-kill-a-0'), false, "A's session ended by the adopter");
     assert.equal(await b.stop(), 0);
   });
 
-  test(`${name}: the owner comes back during the adoption: it takes its sessions back, no fight, nothing lost`, { timeout: 240_000 }, async () => {
-    const { mqttUrl, pgUrl, ws } = await setup(broker, 'fleet-back', ['fleet-back-a', 'fleet-back-b']);
-    const [a, b] = ws as [WeirProcess, WeirProcess];
-    await a.kill('SIGKILL');
-    // A's share queues in its sessions while it is away.
-    const ledger = await publish(mqttUrl, 4_000, 'fleet-back-pub');
-    // The table is locked against inserts, so B's adoption receives A's queue but cannot store it
-    // and finish: A comes back while it is under way.
-    const locker = new pg.Client({ connectionString: pgUrl });
-    await locker.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE telemetry IN SHARE ROW EXCLUSIVE MODE');
-      await waitFor(async () => (await b.metric('weir_sessions_adopted_messages_total')) > 0, 60_000, "B adopting A's queue");
-      const a2 = await replica(mqttUrl, pgUrl, 'fleet-back', 'fleet-back-a', false);
-      await waitFor(() => /adoption given up; the sessions stay/.test(b.log()), 60_000, 'B lets go');
-      assert.equal(await b.metric('weir_sessions_adoption_abandoned_total'), 2);
-      assert.equal(await b.metric('weir_sessions_adopted_total'), 0);
-      await locker.query('COMMIT');
-      await assertAllStored(pgUrl, ledger);
-      await waitFor(async () => a2.ready(), 30_000, 'A ready again');
-      assert.doesNotMatch(a2.log(), /session taken over/, 'A is not fought for its sessions');
-      assert.equal(await b.metric('weir_ingest_session_taken_over_total'), 0, 'B does not count a takeover fight');
-      assert.equal(await b.metric('weir_sessions_adopted_total'), 0, 'and does not adopt A again: A is live');
-      assert.equal(await a2.stop(), 0);
-    } finally {
-      await locker.end();
-    }
-    assert.equal(await b.stop(), 0);
-  });
+  if (perSessionQueues)
+    test(`${name}: the owner comes back during the adoption: it takes its sessions back, no fight, nothing lost`, { timeout: 240_000 }, async () => {
+      const { mqttUrl, pgUrl, ws } = await setup(broker, 'fleet-back', ['fleet-back-a', 'fleet-back-b']);
+      const [a, b] = ws as [WeirProcess, WeirProcess];
+      await a.kill('SIGKILL');
+      // A's share queues in its sessions while it is away.
+      const ledger = await publish(mqttUrl, 4_000, 'fleet-back-pub');
+      // The table is locked against inserts, so B's adoption receives A's queue but cannot store it
+      // and finish: A comes back while it is under way.
+      const locker = new pg.Client({ connectionString: pgUrl });
+      await locker.connect();
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE telemetry IN SHARE ROW EXCLUSIVE MODE');
+        await waitFor(async () => (await b.metric('weir_sessions_adopted_messages_total')) > 0, 60_000, "B adopting A's queue");
+        const a2 = await replica(mqttUrl, pgUrl, 'fleet-back', 'fleet-back-a', false);
+        await waitFor(() => /adoption given up; the sessions stay/.test(b.log()), 60_000, 'B lets go');
+        assert.equal(await b.metric('weir_sessions_adoption_abandoned_total'), 2);
+        assert.equal(await b.metric('weir_sessions_adopted_total'), 0);
+        await locker.query('COMMIT');
+        await assertAllStored(pgUrl, ledger);
+        await waitFor(async () => a2.ready(), 30_000, 'A ready again');
+        assert.doesNotMatch(a2.log(), /session taken over/, 'A is not fought for its sessions');
+        assert.equal(await b.metric('weir_ingest_session_taken_over_total'), 0, 'B does not count a takeover fight');
+        assert.equal(await b.metric('weir_sessions_adopted_total'), 0, 'and does not adopt A again: A is live');
+        assert.equal(await a2.stop(), 0);
+      } finally {
+        await locker.end();
+      }
+      assert.equal(await b.stop(), 0);
+    });
 }

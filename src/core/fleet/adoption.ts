@@ -71,8 +71,12 @@ export class Adoption {
     clearInterval(this.timer);
     for (const run of this.runs.values()) run.stop.abort();
     // Each run closes its own connections (letGo); a broker that does not answer gets LET_GO_MS.
+    if (!this.runs.size) return;
     const all = Promise.all([...this.runs.values()].map((r) => r.done));
-    await Promise.race([all, sleep(LET_GO_MS)]);
+    // The timer is cleared once the runs are done: it must not keep a stopped weir alive.
+    const timeout = new AbortController();
+    await Promise.race([all, sleep(LET_GO_MS, timeout.signal)]);
+    timeout.abort();
   }
 
   private check(now = Date.now()): void {
