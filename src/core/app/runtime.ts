@@ -46,7 +46,7 @@ export class Runtime {
   readonly runners = new Map<string, SinkRunner>();
   readonly pipeline: Pipeline;
   readonly connections: BrokerConnections;
-  /** Presence, the leave decision and adoption (src/fleet/); undefined when off (fleetOff, or --transient). */
+  /** Presence, the leave decision and adoption (src/core/fleet/); undefined when off (fleetOff, or --transient). */
   readonly fleet: Fleet | undefined;
   private readonly abort = new AbortController();
   /** Aborted as soon as stop() is called: ends the wait for migrations. */
@@ -183,7 +183,7 @@ export class Runtime {
     // make every deadline below NaN, and a comparison with NaN never ends the wait (`weir run
     // --grace-ms abc` once waited for ever; the CLI refuses it now, this keeps any caller safe).
     const graceMs = asked !== undefined && Number.isFinite(asked) && asked >= 0 ? asked : DEFAULT_GRACE_MS;
-    // Whether this replica leaves the share group for good: the fleet decides (src/fleet/fleet.ts).
+    // Whether this replica leaves the share group for good: the fleet decides (src/core/fleet/fleet.ts).
     const endSession = this.fleet && leave ? await this.fleet.leave(leave) : leave ? leave === 'drain' : asEndSession;
     this.log.info({ grace_ms: graceMs, end_session: endSession }, endSession ? 'draining: leaving the share group' : 'stopping');
     const deadline = Date.now() + graceMs;
