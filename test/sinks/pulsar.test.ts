@@ -7,6 +7,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { WeirError } from '../../src/errors.js';
+import { PulsarError } from '../../src/sinks/pulsar/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { pulsarSinkType } from '../../src/sinks/pulsar/index.js';
 import { classifyPulsarError, serverError } from '../../src/sinks/pulsar/classify.js';
@@ -240,10 +241,10 @@ describe('message encoding from templates', () => {
 
 describe('classify', () => {
   it('retries lost connections and timeouts, rejects oversize messages, stops on auth', () => {
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.connection_lost', 'x')), 'retry');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.connect_failed', 'x')), 'retry');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.send_timeout', 'x')), 'retry');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.message_too_large', 'x')), 'reject');
+    assert.equal(classifyPulsarError(new PulsarError('sink.pulsar.connection_lost', 'x')), 'retry');
+    assert.equal(classifyPulsarError(new PulsarError('sink.pulsar.connect_failed', 'x')), 'retry');
+    assert.equal(classifyPulsarError(new PulsarError('sink.pulsar.send_timeout', 'x')), 'retry');
+    assert.equal(classifyPulsarError(new PulsarError('sink.pulsar.message_too_large', 'x')), 'reject');
     assert.equal(classifyPulsarError(serverError('sink.pulsar.producer_failed', 'x', 'AuthorizationError')), 'fatal', 'a refusal is fatal');
     assert.equal(classifyPulsarError(serverError('sink.pulsar.producer_failed', 'x', 'ServiceNotReady')), 'retry', 'a broker not ready yet is retried');
     assert.equal(classifyPulsarError(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' })), 'retry');
