@@ -1,9 +1,10 @@
 // Every error code weir raises on purpose, as data: what it means, what it makes weir do (its
-// class) and what the operator should do. WeirError takes its code from here (the type rejects a
-// code that is not listed), a sink's classify() reads the class of weir's own errors from here,
-// and docs/errors.md is generated from here (`npm run errors-doc`; test/errors-doc.test.ts fails
-// when the file is not what the generator writes), so the catalogue, the docs and the behaviour
-// are one thing.
+// class) and what the operator should do. This file holds the core's codes; each sink declares
+// its own in src/sinks/<type>/errors.ts, and src/sinks/error-catalogue.ts composes the two.
+// WeirError takes its code from them (the type rejects a code that is not listed), its errorClass
+// reads the class from them, and docs/errors.md is generated from the composed catalogue (`npm run
+// errors-doc`; test/errors-doc.test.ts fails when the file is not what the generator writes), so
+// the catalogue, the docs and the behaviour are one thing.
 
 /**
  * What weir does with an error of this code.
@@ -213,114 +214,40 @@ export const RULE_EVAL_CODES = {
   'rule.jsonata_result': { class: 'reject', meaning: 'a JSONata rule gave something other than an object or array of objects', action: SEE_LETTER },
 } as const satisfies Record<string, ErrorInfo>;
 
-const WAIT = 'nothing: weir retries until it goes through (the broker keeps the messages)';
-const PULSAR_DOWN = 'check that the Pulsar broker is up and reachable; weir retries meanwhile';
-
-export const SINK_CODES = {
-  'sink.postgres.not_connected': { class: 'retry', meaning: 'a write before the pool exists', action: WAIT },
-  'sink.postgres.unknown_column': {
-    class: 'fatal',
-    meaning: 'an action maps a column the table does not have',
-    action: "add the column (a migration) or change the rule's columns",
-  },
-  'sink.kafka.aborted': {
-    class: 'retry',
-    meaning: 'a write abandoned at shutdown (the message stays unacked)',
-    action: 'nothing: the broker delivers it again',
-  },
-  'sink.kafka.bad_topic': { class: 'fatal', meaning: 'a topic name Kafka does not accept', action: "change the action's `topic`" },
-  'sink.kafka.closed': { class: 'fatal', meaning: 'a write after close', action: 'a bug: report it' },
-  'sink.kafka.encode': {
-    class: 'reject',
-    meaning: 'an output that cannot be encoded as a Kafka record (dead-lettered)',
-    action: "fix the rule's key/value/headers, then `weir dlq replay`",
-  },
-  'sink.kafka.no_brokers': { class: 'retry', meaning: 'the cluster metadata lists no brokers', action: 'check the Kafka cluster; weir retries meanwhile' },
-  'sink.pulsar.bad_service_url': {
-    class: 'fatal',
-    meaning: '`service_url` is not `pulsar://host:port` or `pulsar+ssl://host:port`',
-    action: 'fix `service_url`',
-  },
-  'sink.pulsar.bad_topic': { class: 'fatal', meaning: '`topic` is not `persistent://tenant/namespace/topic`', action: 'fix `topic`' },
-  'sink.pulsar.native_missing': {
-    class: 'fatal',
-    meaning: '`transport: native` without the `pulsar-client` package',
-    action: 'install it as the message says, or use `transport: protocol`',
-  },
-  'sink.pulsar.not_connected': { class: 'retry', meaning: 'a write before the producers exist', action: WAIT },
-  'sink.pulsar.connect_failed': { class: 'retry', meaning: 'the broker cannot be reached', action: PULSAR_DOWN },
-  'sink.pulsar.connect_timeout': { class: 'retry', meaning: 'the broker does not answer CONNECT in time', action: PULSAR_DOWN },
-  'sink.pulsar.connection_lost': { class: 'retry', meaning: 'the connection went away mid-write (socket closed, no answer to PING)', action: WAIT },
-  'sink.pulsar.closed': { class: 'retry', meaning: 'the connection or producer was closed by weir (shutdown, reconnect) with writes in flight', action: WAIT },
-  'sink.pulsar.producer_closed': { class: 'retry', meaning: 'the broker closed the producer (topic moved or unloaded)', action: WAIT },
-  'sink.pulsar.producer_failed': {
-    class: 'retry',
-    meaning: 'the broker did not create a producer for a reason that can pass (refusals are `sink.pulsar.refused`)',
-    action: WAIT,
-  },
-  'sink.pulsar.send_error': { class: 'retry', meaning: 'the broker answered a batch with SEND_ERROR', action: WAIT },
-  'sink.pulsar.protocol_error': {
-    class: 'retry',
-    meaning: 'a frame weir could not read',
-    action: 'weir reconnects; if it repeats, report it with the broker version',
-  },
-  'sink.pulsar.request_timeout': { class: 'retry', meaning: 'no answer to a lookup or producer request in time', action: WAIT },
-  'sink.pulsar.send_timeout': { class: 'retry', meaning: 'no send receipt within `send_timeout_ms`', action: WAIT },
-  'sink.pulsar.lookup_failed': { class: 'retry', meaning: 'topic lookup failed for a reason that can pass (refusals are `sink.pulsar.refused`)', action: WAIT },
-  'sink.pulsar.metadata_failed': { class: 'retry', meaning: 'the partition metadata could not be read', action: WAIT },
-  'sink.pulsar.refused': {
-    class: 'fatal',
-    meaning:
-      'the broker refused a lookup or producer for good: AuthenticationError, AuthorizationError, InvalidTopicName, TopicTerminatedError, NotAllowedError, IncompatibleSchema, UnsupportedVersionError',
-    action: "grant the role, fix the topic or its schema, as the server's error says",
-  },
-  'sink.pulsar.auth_failed': { class: 'fatal', meaning: 'the broker refused the credentials at CONNECT', action: 'fix `auth_token`' },
-  'sink.pulsar.tls_failed': {
-    class: 'fatal',
-    meaning: 'the TLS handshake failed (certificate not trusted or not matching)',
-    action: "set `tls_trust_certs_file` to the broker's CA",
-  },
-  'sink.pulsar.tls_ca_unreadable': { class: 'fatal', meaning: 'the CA file cannot be read', action: 'fix `tls_trust_certs_file`' },
-  'sink.pulsar.message_too_large': {
-    class: 'reject',
-    meaning: "larger than the broker's maximum message size (dead-lettered)",
-    action: "raise the broker's `maxMessageSize` or make the rule's output smaller, then `weir dlq replay`",
-  },
-  'sink.pulsar.bad_event_time': {
-    class: 'reject',
-    meaning: '`event_time` rendered to something that is not a time (dead-lettered)',
-    action: "fix the action's `event_time`, then `weir dlq replay`",
-  },
-  'sink.pulsar.admin_unreachable': { class: 'retry', meaning: 'the admin REST API cannot be reached', action: 'check `admin_url`; weir retries meanwhile' },
-  'sink.pulsar.admin_unavailable': { class: 'retry', meaning: 'the admin REST API answered 5xx or 429', action: WAIT },
-  'sink.pulsar.admin_failed': {
-    class: 'fatal',
-    meaning: 'the admin REST API refused the request (401, 403, 404, 409…)',
-    action: 'read the HTTP status and body in the message: credentials, tenant or namespace',
-  },
-  'sink.pulsar.no_admin_url': { class: 'fatal', meaning: 'counting or creating a topic needs `admin_url`', action: 'set `admin_url`' },
-} as const satisfies Record<string, ErrorInfo>;
-
-export const ERROR_SECTIONS: readonly ErrorSection[] = [
+/**
+ * The core's sections of the catalogue, in the order of docs/errors.md. The full catalogue adds a
+ * 'Sinks' section of every registered sink's codes (src/sinks/error-catalogue.ts).
+ */
+export const CORE_ERROR_SECTIONS: readonly ErrorSection[] = [
   { title: 'Configuration (`weir check`, `weir run` before starting)', codes: CONFIG_CODES },
   { title: 'Dead letters (`weir dlq`, exit 1)', codes: DLQ_CODES },
   { title: 'Reconcile (`weir reconcile`, exit 2)', codes: RECONCILE_CODES },
   { title: 'Rules: at load (the rule is rejected, with line and column)', codes: RULE_LOAD_CODES },
   { title: 'Rules: on one message (counted `failed_exception`, the message dead-lettered `rule_exception`)', codes: RULE_EVAL_CODES },
-  { title: 'Sinks', codes: SINK_CODES },
 ];
 
-export type ErrorCode =
+/**
+ * The codes of the sinks, each declared in its own folder (src/sinks/<type>/errors.ts), which adds
+ * its codes to this interface by declaration merging, so that a new sink edits no core file:
+ * `declare module '../../error-codes.js' { interface SinkErrorCodes extends Record<PulsarErrorCode, true> {} }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by each sink's errors.ts (declaration merging).
+export interface SinkErrorCodes {}
+
+/** A code of the core's sections. */
+export type CoreErrorCode =
   | keyof typeof CONFIG_CODES
   | keyof typeof DLQ_CODES
   | keyof typeof RECONCILE_CODES
   | keyof typeof RULE_LOAD_CODES
-  | keyof typeof RULE_EVAL_CODES
-  | keyof typeof SINK_CODES;
+  | keyof typeof RULE_EVAL_CODES;
 
-const ALL: ReadonlyMap<string, ErrorInfo> = new Map(ERROR_SECTIONS.flatMap((s) => Object.entries(s.codes)));
+/** Any code weir raises: the core's, and those the sinks declare. */
+export type ErrorCode = CoreErrorCode | keyof SinkErrorCodes;
 
-/** The catalogue entry of a code (every ErrorCode has one). */
-export function errorInfo(code: ErrorCode): ErrorInfo {
-  return ALL.get(code)!;
+const CORE: ReadonlyMap<string, ErrorInfo> = new Map(CORE_ERROR_SECTIONS.flatMap((s) => Object.entries(s.codes)));
+
+/** The core catalogue's entry of a code; undefined for a sink's code (its sink's errors.ts has it). */
+export function coreErrorInfo(code: string): ErrorInfo | undefined {
+  return CORE.get(code);
 }

@@ -1,7 +1,7 @@
 // Errors the rule engine raises on purpose. A RuleError is a rule that cannot be compiled (it is
 // rejected at load, with the place and what was expected); a RuleEvalError is one message that a
 // rule could not evaluate (counted as failed.exception, never fatal to the pipeline).
-import { type ErrorCode, WeirError } from '../errors.js';
+import { type CoreErrorCode, WeirError } from '../errors.js';
 
 export interface SourceRange {
   /** Offsets into the SQL text, end exclusive. */
@@ -43,6 +43,7 @@ export function caretLines(text: string, range: SourceRange): string {
 
 /** A rule that does not compile: syntax error, unknown function, wrong arity, limit exceeded. */
 export class RuleError extends WeirError {
+  declare readonly code: CoreErrorCode;
   readonly line: number;
   readonly col: number;
   readonly expected: string | undefined;
@@ -50,7 +51,7 @@ export class RuleError extends WeirError {
   /** The message without the location and caret lines. */
   readonly reason: string;
 
-  constructor(code: ErrorCode, reason: string, source: string, info: RuleErrorInfo = {}) {
+  constructor(code: CoreErrorCode, reason: string, source: string, info: RuleErrorInfo = {}) {
     const range = info.range;
     const { line, col } = range ? lineCol(source, range.start) : { line: 0, col: 0 };
     const where = range ? ` at line ${line}, column ${col}` : '';
@@ -66,7 +67,9 @@ export class RuleError extends WeirError {
 
 /** One message a rule could not evaluate: a type error, a payload that is not JSON, a limit. */
 export class RuleEvalError extends WeirError {
-  constructor(code: ErrorCode, message: string, opts: { cause?: unknown } = {}) {
+  declare readonly code: CoreErrorCode;
+
+  constructor(code: CoreErrorCode, message: string, opts: { cause?: unknown } = {}) {
     super(code, message, opts);
   }
 }

@@ -11,7 +11,7 @@ import type { OutputRecord, RuleEvent } from '../rules/types.js';
 
 /** How the core treats an error a driver raised or reported (defined beside the error catalogue). */
 export type { ErrorClass } from '../error-codes.js';
-import type { ErrorClass, ErrorCode } from '../error-codes.js';
+import type { CoreErrorCode, ErrorClass, ErrorInfo } from '../error-codes.js';
 
 /** What one rule output carries into a sink. */
 export interface SinkInput {
@@ -96,7 +96,7 @@ export interface SettingProblem {
   /** The value, shown beside the key (a URL's password is redacted when shown). */
   readonly value?: string;
   /** Error code (docs/errors.md); default config.invalid_value. */
-  readonly code?: ErrorCode;
+  readonly code?: CoreErrorCode;
 }
 
 /** One action of a rule on a sink, as `weir reconcile` hands it to the sink type's `count`. */
@@ -173,6 +173,12 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
   readonly configSchema: TSchema;
   /** Schema of an action of this sink in a rule file (without the shared `sink` key). */
   readonly actionSchema: TSchema;
+  /**
+   * The error codes the sink raises (`sink.<type>.…`), from its errors.ts: the 'Sinks' section of
+   * docs/errors.md lists them (src/sinks/error-catalogue.ts), and the sink's error class reads
+   * their class.
+   */
+  readonly errorCodes?: Readonly<Record<string, ErrorInfo>>;
   /**
    * What the schema cannot say: whether a URL can work, settings that contradict each other. The
    * loader calls it on settings that passed configSchema, so `weir check` and `weir run` report the

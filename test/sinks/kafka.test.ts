@@ -7,6 +7,7 @@ import { Value } from '@sinclair/typebox/value';
 import type { TSchema } from '@sinclair/typebox';
 import kafkajs from 'kafkajs';
 import { WeirError } from '../../src/errors.js';
+import { KafkaError } from '../../src/sinks/kafka/errors.js';
 import { bindKafkaAction, checkTopicName } from '../../src/sinks/kafka/action.js';
 import { classifyKafkaError } from '../../src/sinks/kafka/classify.js';
 import { kafkaSinkType } from '../../src/sinks/kafka/index.js';
@@ -120,7 +121,7 @@ describe('kafka classify', () => {
     assert.equal(classifyKafkaError(protocol(19, 'NOT_ENOUGH_REPLICAS', true)), 'retry');
     assert.equal(classifyKafkaError(protocol(7, 'REQUEST_TIMED_OUT', true)), 'retry');
     assert.equal(classifyKafkaError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })), 'retry');
-    assert.equal(classifyKafkaError(new WeirError('sink.kafka.no_brokers', 'no brokers')), 'retry');
+    assert.equal(classifyKafkaError(new KafkaError('sink.kafka.no_brokers', 'no brokers')), 'retry');
   });
 
   it('rejects records the broker will never take', () => {

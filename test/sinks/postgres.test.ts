@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { classifyPgError } from '../../src/sinks/postgres/classify.js';
 import { conflictTarget } from '../../src/sinks/postgres/conflict-target.js';
 import { arrayLiteral, insertSql, isoTime, toColumnValue, withLedger } from '../../src/sinks/postgres/statements.js';
-import { WeirError } from '../../src/errors.js';
+import { PostgresError } from '../../src/sinks/postgres/errors.js';
 import { WholeFloat } from '../../src/rules/values/floats.js';
 
 test('SQLSTATE classes: data and constraint errors reject the row, connection and shutdown errors retry, schema and auth are fatal', () => {
@@ -25,8 +25,8 @@ test('SQLSTATE classes: data and constraint errors reject the row, connection an
   assert.equal(classifyPgError({ code: '28P01' }), 'fatal');
   assert.equal(classifyPgError({ code: 'ECONNREFUSED' }), 'retry');
   assert.equal(classifyPgError(new Error('Connection terminated unexpectedly')), 'retry');
-  assert.equal(classifyPgError(new WeirError('sink.postgres.unknown_column', 'x')), 'fatal');
-  assert.equal(classifyPgError(new WeirError('sink.postgres.not_connected', 'x')), 'retry');
+  assert.equal(classifyPgError(new PostgresError('sink.postgres.unknown_column', 'x')), 'fatal');
+  assert.equal(classifyPgError(new PostgresError('sink.postgres.not_connected', 'x')), 'retry');
 });
 
 test('unnest and VALUES statements', () => {

@@ -7,6 +7,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { WeirError } from '../../src/errors.js';
+import { PulsarError } from '../../src/sinks/pulsar/errors.js';
 import { silentLogger } from '../../src/log.js';
 import { pulsarSinkType } from '../../src/sinks/pulsar/index.js';
 import { classifyPulsarError, serverError } from '../../src/sinks/pulsar/classify.js';
@@ -23,7 +24,7 @@ import { nativeClientConfig, nativeProducerConfig } from '../../src/sinks/pulsar
 import { CommandType, decodeCommand, encodePing, encodeSend } from '../../src/sinks/pulsar/protocol/commands.js';
 import { crc32c } from '@node-rs/crc32';
 import { FrameReader, payloadFrame, simpleFrame } from '../../src/sinks/pulsar/protocol/frame.js';
-import { encodeBatch, encodeMessageMetadata, encodeSingleMessage } from '../../src/sinks/pulsar/protocol/metadata.js';
+import { encodeBatch, encodeMessageMetadata } from '../../src/sinks/pulsar/protocol/metadata.js';
 import { decodeProto } from '../../src/sinks/pulsar/protocol/proto-reader.js';
 import { ProtoWriter } from '../../src/sinks/pulsar/protocol/proto-writer.js';
 import { javaStringHash, murmur3Hash, PartitionRouter } from '../../src/sinks/pulsar/routing.js';
@@ -107,7 +108,6 @@ describe('protobuf', () => {
       { payload: Buffer.from('second') },
     ];
     const raw = encodeBatch(msgs, 10);
-    assert.ok(raw.equals(Buffer.concat(msgs.flatMap((m, i) => encodeSingleMessage(m, 10 + i)))));
     const compressed = deflateSync(raw);
     const meta = encodeMessageMetadata({
       producerName: 'p',
@@ -123,12 +123,15 @@ describe('protobuf', () => {
     assert.ok(f);
     const send = decodeProto(decodeProto(f.command).bytes(6)!);
     assert.deepEqual([send.uint(1), send.uint(2), send.uint(3), send.uint(6)], [1, 10, 2, 11]);
-    assert.equal(f.rest.readUInt16BE(0), 0x0e01);
-    assert.equal(f.rest.readUInt32BE(2), crc32c(f.rest.subarray(6)));
-    const metaLen = f.rest.readUInt32BE(6);
-    const m = decodeProto(f.rest.subarray(10, 10 + metaLen));
+    // After the command: [u16 magic 0x0e01][u32 crc32c][u32 metadata size][metadata][payload].
+    assert.ok(f.command.equals(frame.subarray(8, 8 + frame.readUInt32BE(4))));
+    const rest = frame.subarray(8 + f.command.length);
+    assert.equal(rest.readUInt16BE(0), 0x0e01);
+    assert.equal(rest.readUInt32BE(2), crc32c(rest.subarray(6)));
+    const metaLen = rest.readUInt32BE(6);
+    const m = decodeProto(rest.subarray(10, 10 + metaLen));
     assert.deepEqual([m.string(1), m.uint(2), m.uint(8), m.uint(9), m.uint(11), m.uint(24)], ['p', 10, 2, raw.length, 2, 11]);
-    const batch = inflateSync(f.rest.subarray(10 + metaLen));
+    const batch = inflateSync(rest.subarray(10 + metaLen));
     assert.ok(batch.equals(raw));
     const smLen = batch.readUInt32BE(0);
     const sm = decodeProto(batch.subarray(4, 4 + smLen));
@@ -138,6 +141,12 @@ describe('protobuf', () => {
     assert.equal(sm.uint(8), 10);
     assert.equal(decodeProto(sm.bytes(1)!).string(2), 't/1');
     assert.equal(batch.subarray(4 + smLen, 4 + smLen + 7).toString(), '{"a":1}');
+    // The second message: its metadata (no key, no time), its sequence id and its bytes, ending the batch.
+    const second = 4 + smLen + 7;
+    const sm2Len = batch.readUInt32BE(second);
+    const sm2 = decodeProto(batch.subarray(second + 4, second + 4 + sm2Len));
+    assert.deepEqual([sm2.string(2), sm2.uint(3), sm2.uint(5), sm2.uint(8)], ['', 6, 0, 11]);
+    assert.equal(batch.subarray(second + 4 + sm2Len).toString(), 'second');
   });
   it('reassembles frames split across chunks', () => {
     const a = simpleFrame(encodePing());
@@ -240,10 +249,10 @@ describe('message encoding from templates', () => {
 
 describe('classify', () => {
   it('retries lost connections and timeouts, rejects oversize messages, stops on auth', () => {
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.connection_lost', 'x')), 'retry');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.connect_failed', 'x')), 'retry');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.send_timeout', 'x')), 'retry');
-    assert.equal(classifyPulsarError(new WeirError('sink.pulsar.message_too_large', 'x')), 'reject');
+    assert.equal(classifyPulsarError(new PulsarError('sink.pulsar.connection_lost', 'x')), 'retry');
+    assert.equal(classifyPulsarError(new PulsarError('sink.pulsar.connect_failed', 'x')), 'retry');
+    assert.equal(classifyPulsarError(new PulsarError('sink.pulsar.send_timeout', 'x')), 'retry');
+    assert.equal(classifyPulsarError(new PulsarError('sink.pulsar.message_too_large', 'x')), 'reject');
     assert.equal(classifyPulsarError(serverError('sink.pulsar.producer_failed', 'x', 'AuthorizationError')), 'fatal', 'a refusal is fatal');
     assert.equal(classifyPulsarError(serverError('sink.pulsar.producer_failed', 'x', 'ServiceNotReady')), 'retry', 'a broker not ready yet is retried');
     assert.equal(classifyPulsarError(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' })), 'retry');

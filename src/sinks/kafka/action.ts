@@ -2,7 +2,7 @@
 // templates become closures; encode() turns one rule output into one Kafka record. An output that
 // cannot become a record (bad topic name, missing value) throws, and the core dead-letters it.
 import type { Message } from 'kafkajs';
-import { WeirError } from '../../errors.js';
+import { KafkaError } from './errors.js';
 import { compileTemplate } from '../../rules/index.js';
 import { payloadText } from '../../rules/compile/context.js';
 import type { OutputRecord } from '../../rules/types.js';
@@ -26,7 +26,7 @@ export function checkTopicName(topic: string): string | undefined {
   return undefined;
 }
 
-export class EncodeError extends WeirError {
+export class EncodeError extends KafkaError {
   constructor(message: string) {
     super('sink.kafka.encode', message);
   }
@@ -36,7 +36,7 @@ export function bindKafkaAction(action: KafkaAction, ruleId: string): BoundActio
   const staticTopic = !action.topic.includes('${');
   if (staticTopic) {
     const problem = checkTopicName(action.topic);
-    if (problem) throw new WeirError('sink.kafka.bad_topic', `rule ${ruleId}: topic: ${problem}`);
+    if (problem) throw new KafkaError('sink.kafka.bad_topic', `rule ${ruleId}: topic: ${problem}`);
   }
   const topicOf = compileTemplate(action.topic);
   const keyOf = action.key === undefined ? undefined : compileTemplate(action.key);

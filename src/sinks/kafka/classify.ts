@@ -77,7 +77,7 @@ export function kafkaErrorCode(err: unknown): number | undefined {
 }
 
 export function classifyKafkaError(err: unknown): ErrorClass {
-  // weir's own errors carry their class in the catalogue (src/error-codes.ts).
+  // weir's own errors carry their class in the catalogue (src/error-codes.ts, ./errors.ts).
   if (err instanceof WeirError) return err.errorClass;
   // One send touching several brokers can fail on each: the worst class wins, so a batch with a
   // bad record is split even when another broker was merely down.

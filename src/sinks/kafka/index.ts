@@ -2,6 +2,7 @@
 import { silentLogger } from '../../log.js';
 import { TopicLetterStore } from '../../dead-letters/topic-store.js';
 import type { SinkType } from '../types.js';
+import { KAFKA_CODES } from './errors.js';
 import { countForReconcile } from './count.js';
 import type { KafkaItem } from './action.js';
 import { KafkaLetterTopic } from './letter-topic.js';
@@ -13,6 +14,7 @@ export const kafkaSinkType: SinkType<KafkaConfig, KafkaAction, KafkaItem> = {
   type: 'kafka',
   configSchema: KafkaConfigSpec,
   actionSchema: KafkaActionSpec,
+  errorCodes: KAFKA_CODES,
   lint: lintKafkaConfig,
   create: (cfg, deps) => new KafkaSink(cfg, deps),
   keepsLetters: (cfg) => cfg.dead_letter_topic !== undefined,

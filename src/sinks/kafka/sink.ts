@@ -6,6 +6,7 @@
 // failed send replaces the idempotent producer.
 import kafkajs, { type Admin, type Message, type Producer, type TopicMessages } from 'kafkajs';
 import { WeirError } from '../../errors.js';
+import { KafkaError } from './errors.js';
 import { letterRecords } from '../../dead-letters/topic-store.js';
 import type { DeadLetter } from '../../dead-letters/letter.js';
 import { ALL_WRITTEN, type BoundAction, type ErrorClass, type Sink, type SinkDeps, type WriteResult } from '../types.js';
@@ -62,7 +63,7 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
 
   async write(items: KafkaItem[], signal: AbortSignal): Promise<WriteResult> {
     if (items.length === 0) return ALL_WRITTEN;
-    if (signal.aborted) throw new WeirError('sink.kafka.aborted', 'write aborted: shutting down');
+    if (signal.aborted) throw new KafkaError('sink.kafka.aborted', 'write aborted: shutting down');
 
     const byTopic = new Map<string, Message[]>();
     for (const it of items) {
@@ -107,7 +108,7 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
   async probe(_signal: AbortSignal): Promise<void> {
     const { admin } = await this.connected();
     const cluster = await admin.describeCluster();
-    if (cluster.brokers.length === 0) throw new WeirError('sink.kafka.no_brokers', 'the cluster lists no brokers');
+    if (cluster.brokers.length === 0) throw new KafkaError('sink.kafka.no_brokers', 'the cluster lists no brokers');
   }
 
   classify(err: unknown): ErrorClass {
@@ -121,7 +122,7 @@ export class KafkaSink implements Sink<KafkaAction, KafkaItem> {
 
   /** The connected clients; connects (again) when there are none. */
   private connected(): Promise<Clients> {
-    if (this.closed) return Promise.reject(new WeirError('sink.kafka.closed', `sink ${this.deps.name} is closed`));
+    if (this.closed) return Promise.reject(new KafkaError('sink.kafka.closed', `sink ${this.deps.name} is closed`));
     return this.clients.get();
   }
 

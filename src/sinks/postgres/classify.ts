@@ -5,7 +5,7 @@ import { NODE_TRANSIENT } from '../node-errors.js';
 import type { ErrorClass } from '../types.js';
 
 export function classifyPgError(err: unknown): ErrorClass {
-  // weir's own errors carry their class in the catalogue (src/error-codes.ts).
+  // weir's own errors carry their class in the catalogue (src/error-codes.ts, ./errors.ts).
   if (err instanceof WeirError) return err.errorClass;
   const e = err as { code?: string; message?: string };
   const code = typeof e?.code === 'string' ? e.code : '';

@@ -2,6 +2,7 @@
 import { redactUrl } from '../../log.js';
 import { MIGRATIONS_DIR } from '../../paths.js';
 import type { SinkType } from '../types.js';
+import { POSTGRES_CODES } from './errors.js';
 import { countPostgres } from './count.js';
 import { PgLetterStore } from './letter-store.js';
 import { migrate } from './migrate.js';
@@ -13,6 +14,7 @@ export const postgresSinkType: SinkType<PostgresConfig, PostgresAction> = {
   type: 'postgres',
   configSchema: PostgresConfigSpec,
   actionSchema: PostgresActionSpec,
+  errorCodes: POSTGRES_CODES,
   lint: lintPostgresConfig,
   create: (cfg, deps) => new PostgresSink(cfg, deps),
   keepsLetters: () => true,

@@ -2,7 +2,7 @@
 // transaction: when write() resolves, its rows are committed. Rows the server rejects make the
 // statement fail as a whole; the core then splits the batch to isolate them (core/path/sink-runner.ts).
 import pg from 'pg';
-import { WeirError } from '../../errors.js';
+import { PostgresError } from './errors.js';
 import { redactUrl } from '../../log.js';
 import { compileTemplate } from '../../rules/index.js';
 import type { DeadLetter } from '../../dead-letters/letter.js';
@@ -144,7 +144,7 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
   }
 
   private requirePool(): pg.Pool {
-    if (!this.pool) throw new WeirError('sink.postgres.not_connected', 'the PostgreSQL sink is not connected');
+    if (!this.pool) throw new PostgresError('sink.postgres.not_connected', 'the PostgreSQL sink is not connected');
     return this.pool;
   }
 
@@ -172,7 +172,7 @@ export class PostgresSink implements Sink<PostgresAction, PgRow> {
           const m = new Map<string, ColumnType>(res.rows.map((r) => [r.name, { sql: r.type, category: r.elem }]));
           const missing = target.columns.filter((c) => !m.has(c));
           if (missing.length) {
-            throw new WeirError('sink.postgres.unknown_column', `table ${target.table} has no column ${missing.join(', ')}`);
+            throw new PostgresError('sink.postgres.unknown_column', `table ${target.table} has no column ${missing.join(', ')}`);
           }
           return m;
         });

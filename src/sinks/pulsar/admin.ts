@@ -1,10 +1,10 @@
 // The admin REST calls the sink makes: read or create a partitioned topic, and per-partition
 // stats for reconciliation. `persistent://t/ns/x` maps to `/admin/v2/persistent/t/ns/x`.
-import { WeirError } from '../../errors.js';
+import { PulsarError } from './errors.js';
 
 export function topicPath(topic: string): string {
   const m = /^(persistent|non-persistent):\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(topic);
-  if (!m) throw new WeirError('sink.pulsar.bad_topic', `topic must look like persistent://tenant/namespace/topic, not '${topic}'`);
+  if (!m) throw new PulsarError('sink.pulsar.bad_topic', `topic must look like persistent://tenant/namespace/topic, not '${topic}'`);
   return [m[1], m[2], m[3], m[4]].map((p) => encodeURIComponent(p!)).join('/');
 }
 
@@ -28,11 +28,11 @@ async function request(opts: AdminOptions, method: string, path: string, body?: 
   try {
     return await fetch(url, { method, headers, body, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
   } catch (err) {
-    throw new WeirError('sink.pulsar.admin_unreachable', `Pulsar admin API ${opts.adminUrl} unreachable: ${(err as Error).message}`, { cause: err });
+    throw new PulsarError('sink.pulsar.admin_unreachable', `Pulsar admin API ${opts.adminUrl} unreachable: ${(err as Error).message}`, { cause: err });
   }
 }
 
-function failed(what: string, r: { status: number; text: string }): WeirError {
+function failed(what: string, r: { status: number; text: string }): PulsarError {
   const body = r.text
     .replace(/<title>.*?<\/title>/is, ' ')
     .replace(/<[^>]+>/g, ' ')
@@ -41,7 +41,7 @@ function failed(what: string, r: { status: number; text: string }): WeirError {
     .slice(0, 200);
   // 5xx and 429 pass by themselves; anything else (401, 403, 404, 409…) needs an operator.
   const busy = r.status >= 500 || r.status === 429;
-  return new WeirError(busy ? 'sink.pulsar.admin_unavailable' : 'sink.pulsar.admin_failed', `${what}: HTTP ${r.status} ${body}`);
+  return new PulsarError(busy ? 'sink.pulsar.admin_unavailable' : 'sink.pulsar.admin_failed', `${what}: HTTP ${r.status} ${body}`);
 }
 
 /** Partitions of a topic: 0 for a non-partitioned (or missing) topic. */

@@ -1,5 +1,6 @@
 // Pulsar errors → what the core does with them, in one place.
-import { type ErrorCode, WeirError } from '../../errors.js';
+import { WeirError } from '../../errors.js';
+import { PulsarError, type PulsarErrorCode } from './errors.js';
 import { NODE_TRANSIENT } from '../node-errors.js';
 import type { ErrorClass } from '../types.js';
 
@@ -18,12 +19,12 @@ const FATAL_SERVER_ERRORS = new Set([
  * The error for a broker's ERROR answer to a request: `sink.pulsar.refused` (fatal) when retrying
  * cannot help, else `code` (whose class in the catalogue is retry).
  */
-export function serverError(code: ErrorCode, message: string, server: string): WeirError {
-  return new WeirError(FATAL_SERVER_ERRORS.has(server) ? 'sink.pulsar.refused' : code, message, { cause: { serverError: server } });
+export function serverError(code: PulsarErrorCode, message: string, server: string): PulsarError {
+  return new PulsarError(FATAL_SERVER_ERRORS.has(server) ? 'sink.pulsar.refused' : code, message, { cause: { serverError: server } });
 }
 
 export function classifyPulsarError(err: unknown): ErrorClass {
-  // weir's own errors carry their class in the catalogue (src/error-codes.ts).
+  // weir's own errors carry their class in the catalogue (src/error-codes.ts, ./errors.ts).
   if (err instanceof WeirError) return err.errorClass;
   // Programming errors are never retried.
   if (err instanceof TypeError || err instanceof RangeError) return 'fatal';
@@ -37,6 +38,6 @@ export function classifyPulsarError(err: unknown): ErrorClass {
 }
 
 /** A send, probe or write before the transport has its producers (retried: connect() is on its way). */
-export function notConnected(): WeirError {
-  return new WeirError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
+export function notConnected(): PulsarError {
+  return new PulsarError('sink.pulsar.not_connected', 'the Pulsar sink is not connected yet');
 }

@@ -2,7 +2,7 @@
 // from the partitioned-stats admin endpoint (msgInCounter counts messages, not batches). The
 // counters live in broker memory since the topic was loaded: they reset when the broker restarts
 // or unloads the topic, so compare them with weir's counters over the same broker lifetime.
-import { WeirError } from '../../errors.js';
+import { PulsarError } from './errors.js';
 import { partitionedStats, type PartitionCount } from './admin.js';
 import type { ActionOf, TargetCount } from '../types.js';
 import type { PulsarAction, PulsarConfig } from './spec.js';
@@ -17,7 +17,7 @@ export async function countPulsarMessages(
   cfg: Pick<PulsarConfig, 'admin_url' | 'topic' | 'auth_token' | 'connect_timeout_ms'>,
   signal?: AbortSignal,
 ): Promise<PulsarCount> {
-  if (!cfg.admin_url) throw new WeirError('sink.pulsar.no_admin_url', `counting messages on ${cfg.topic} needs admin_url`);
+  if (!cfg.admin_url) throw new PulsarError('sink.pulsar.no_admin_url', `counting messages on ${cfg.topic} needs admin_url`);
   const s = await partitionedStats({ adminUrl: cfg.admin_url, authToken: cfg.auth_token, timeoutMs: cfg.connect_timeout_ms ?? 10_000 }, cfg.topic, signal);
   return {
     topic: cfg.topic,

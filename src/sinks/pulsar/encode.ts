@@ -1,6 +1,6 @@
 // Turns one rule output into a Pulsar message: payload, key, properties and event time from the
 // action's templates (compiled once by bind()). Throwing here dead-letters that output only.
-import { WeirError } from '../../errors.js';
+import { PulsarError } from './errors.js';
 import { compileTemplate } from '../../rules/index.js';
 import type { OutputRecord, RuleEvent } from '../../rules/index.js';
 import type { SinkInput } from '../types.js';
@@ -26,7 +26,7 @@ function toEventTime(v: unknown): number | undefined {
             ? Date.parse(v)
             : NaN;
   if (!Number.isFinite(n) || n < 0)
-    throw new WeirError('sink.pulsar.bad_event_time', `event_time must be epoch milliseconds or a date, got ${JSON.stringify(v)}`);
+    throw new PulsarError('sink.pulsar.bad_event_time', `event_time must be epoch milliseconds or a date, got ${JSON.stringify(v)}`);
   return Math.trunc(n);
 }
 

@@ -1,6 +1,7 @@
 // The Pulsar sink type.
 import { TopicLetterStore } from '../../dead-letters/topic-store.js';
 import type { SinkType } from '../types.js';
+import { PULSAR_CODES } from './errors.js';
 import { countForReconcile } from './count.js';
 import { PulsarLetterTopic } from './letter-topic.js';
 import { PulsarSink } from './sink.js';
@@ -10,6 +11,7 @@ export const pulsarSinkType: SinkType<PulsarConfig, PulsarAction> = {
   type: 'pulsar',
   configSchema: PulsarConfigSpec,
   actionSchema: PulsarActionSpec,
+  errorCodes: PULSAR_CODES,
   lint: lintPulsarConfig,
   create: (cfg, deps) => new PulsarSink(cfg, deps),
   keepsLetters: (cfg) => cfg.dead_letter_topic !== undefined,

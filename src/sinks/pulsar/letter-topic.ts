@@ -14,7 +14,7 @@
 // Sends are uncompressed and unbatched (one message per entry): the peek returns an entry's bytes
 // as stored, and a compressed batch would need decompressing here.
 import type { LetterTopic, TopicRecord } from '../../dead-letters/topic-store.js';
-import { WeirError } from '../../errors.js';
+import { PulsarError } from './errors.js';
 import type { Logger } from '../../log.js';
 import { KeptAttempt } from '../kept-attempt.js';
 import type { ErrorClass } from '../types.js';
@@ -43,7 +43,7 @@ export class PulsarLetterTopic implements LetterTopic {
     private readonly log: Logger,
   ) {
     this.where = `topic ${topic} of sink ${sinkName}`;
-    if (!cfg.admin_url) throw new WeirError('sink.pulsar.no_admin_url', `sinks.${sinkName}: dead_letter_topic needs admin_url`);
+    if (!cfg.admin_url) throw new PulsarError('sink.pulsar.no_admin_url', `sinks.${sinkName}: dead_letter_topic needs admin_url`);
     this.admin = { adminUrl: cfg.admin_url, authToken: cfg.auth_token, timeoutMs: cfg.connect_timeout_ms };
   }
 

@@ -1,6 +1,6 @@
 // service_url: what each transport accepts, checked when the configuration loads (the sink's lint)
 // and parsed by the protocol transport when it connects — one rule for both.
-import { WeirError } from '../../errors.js';
+import { PulsarError } from './errors.js';
 
 /** pulsar://host[:port] or pulsar+ssl://host[:port]; a host is a name or a bracketed IPv6 address. */
 const ONE_HOST = /^pulsar(\+ssl)?:\/\/([^:/,\s]+|\[[^\]]+\])(?::(\d{1,5}))?\/?$/;
@@ -25,7 +25,7 @@ export function serviceUrlProblem(url: string, transport: 'protocol' | 'native')
 export function parseServiceUrl(url: string): { host: string; port: number; tls: boolean } {
   const problem = serviceUrlProblem(url, 'protocol');
   const m = ONE_HOST.exec(url.trim());
-  if (problem || !m) throw new WeirError('sink.pulsar.bad_service_url', `service_url '${url}': ${problem ?? 'not a pulsar URL'}`);
+  if (problem || !m) throw new PulsarError('sink.pulsar.bad_service_url', `service_url '${url}': ${problem ?? 'not a pulsar URL'}`);
   const tls = m[1] !== undefined;
   return { host: m[2]!.replace(/^\[|\]$/g, ''), port: m[3] ? Number(m[3]) : tls ? 6651 : 6650, tls };
 }

@@ -2,7 +2,7 @@
 // and writes a batch as individual sends that resolve on the broker's receipts. Items whose send
 // failed are reported per item (retry or reject), so one lost connection does not re-send what
 // the broker already acknowledged.
-import { WeirError } from '../../errors.js';
+import { PulsarError } from './errors.js';
 import { redactUrl } from '../../log.js';
 import { letterRecords } from '../../dead-letters/topic-store.js';
 import type { DeadLetter } from '../../dead-letters/letter.js';
@@ -56,7 +56,7 @@ export class PulsarSink implements Sink<PulsarAction, OutgoingMessage> {
     private readonly makeTransport: TransportFactory = defaultTransport,
   ) {
     if (cfg.create_topic === 'if_missing' && !cfg.admin_url) {
-      throw new WeirError('sink.pulsar.no_admin_url', `sinks.${deps.name}: create_topic: if_missing needs admin_url`);
+      throw new PulsarError('sink.pulsar.no_admin_url', `sinks.${deps.name}: create_topic: if_missing needs admin_url`);
     }
     if (cfg.transport === 'protocol') {
       // A service URL the protocol transport cannot use fails at start-up, not on every connect.

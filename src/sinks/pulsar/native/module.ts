@@ -2,7 +2,7 @@
 // that weir uses, typed here so that weir compiles without it, and its lazy loader. The package
 // is an optionalDependency: its install downloads a prebuilt addon (or builds against libpulsar),
 // which fails on machines without that access, and then npm leaves it out.
-import { WeirError } from '../../../errors.js';
+import { PulsarError } from '../errors.js';
 
 export interface NativeClientConfig {
   serviceUrl: string;
@@ -67,9 +67,9 @@ export async function loadPulsarClient(importer: () => Promise<unknown> = () => 
   try {
     mod = await importer();
   } catch (err) {
-    throw new WeirError('sink.pulsar.native_missing', `${NATIVE_MISSING_HELP} (${(err as Error).message})`, { cause: err });
+    throw new PulsarError('sink.pulsar.native_missing', `${NATIVE_MISSING_HELP} (${(err as Error).message})`, { cause: err });
   }
   const m = ((mod as { default?: unknown }).default ?? mod) as Partial<PulsarClientModule>;
-  if (typeof m.Client !== 'function') throw new WeirError('sink.pulsar.native_missing', `${NATIVE_MISSING_HELP} (the module has no Client export)`);
+  if (typeof m.Client !== 'function') throw new PulsarError('sink.pulsar.native_missing', `${NATIVE_MISSING_HELP} (the module has no Client export)`);
   return m as PulsarClientModule;
 }

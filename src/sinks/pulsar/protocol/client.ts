@@ -1,7 +1,7 @@
 // The `protocol` transport: Pulsar's binary protocol spoken from TypeScript. It asks the broker
 // for the topic's partitions, looks each partition up (following redirects), creates one producer
 // per partition and routes messages to them as the Java client would (routing.ts).
-import { WeirError } from '../../../errors.js';
+import { PulsarError } from '../errors.js';
 import { notConnected, serverError } from '../classify.js';
 import type { Logger } from '../../../log.js';
 import { PartitionRouter, type HashingScheme } from '../routing.js';
@@ -90,7 +90,7 @@ export class ProtocolTransport implements PulsarTransport {
     let authoritative = false;
     for (let hop = 0; hop < MAX_REDIRECTS; hop++) {
       const r = await conn.request((rid) => encodeLookup(topic, rid, authoritative), this.opts.connectTimeoutMs, `lookup ${topic}`);
-      if (r.type !== 'lookup') throw new WeirError('sink.pulsar.lookup_failed', `lookup ${topic}: unexpected ${r.type}`);
+      if (r.type !== 'lookup') throw new PulsarError('sink.pulsar.lookup_failed', `lookup ${topic}: unexpected ${r.type}`);
       if (r.kind === 'failed') {
         throw serverError('sink.pulsar.lookup_failed', `lookup ${topic}: ${r.error}: ${r.message}`, r.error);
       }
@@ -101,7 +101,7 @@ export class ProtocolTransport implements PulsarTransport {
       if (r.kind === 'connect') return conn;
       authoritative = r.authoritative;
     }
-    throw new WeirError('sink.pulsar.lookup_failed', `lookup ${topic}: more than ${MAX_REDIRECTS} redirects`);
+    throw new PulsarError('sink.pulsar.lookup_failed', `lookup ${topic}: more than ${MAX_REDIRECTS} redirects`);
   }
 
   async connect(_signal: AbortSignal): Promise<void> {
@@ -110,7 +110,7 @@ export class ProtocolTransport implements PulsarTransport {
     const r = await conn.request((rid) => encodePartitionedMetadata(this.opts.topic, rid), this.opts.connectTimeoutMs, `partitions of ${this.opts.topic}`);
     if (r.type !== 'partitioned_metadata' || r.failed) {
       const why = r.type === 'partitioned_metadata' ? `${r.error}: ${r.message}` : r.type;
-      throw new WeirError('sink.pulsar.metadata_failed', `cannot read the partitions of ${this.opts.topic}: ${why}`);
+      throw new PulsarError('sink.pulsar.metadata_failed', `cannot read the partitions of ${this.opts.topic}: ${why}`);
     }
     if (this.producers.length === 0 || r.partitions !== this.partitions) {
       this.partitions = r.partitions;
@@ -142,7 +142,7 @@ export class ProtocolTransport implements PulsarTransport {
 
   async probe(_signal: AbortSignal): Promise<void> {
     const conn = await this.serviceConnection();
-    if (conn.closed) throw new WeirError('sink.pulsar.connection_lost', 'Pulsar connection lost');
+    if (conn.closed) throw new PulsarError('sink.pulsar.connection_lost', 'Pulsar connection lost');
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { WeirError } from '../../../errors.js';
+import { PulsarError } from '../errors.js';
 import { decodeCommand, encodeConnect, encodePing, encodePong, type Incoming } from './commands.js';
 import { FrameReader, simpleFrame } from './frame.js';
 
@@ -69,7 +70,7 @@ export class PulsarConnection {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         socket.destroy();
-        reject(new WeirError('sink.pulsar.connect_timeout', `no CONNECTED from ${address} within ${opts.timeoutMs} ms`));
+        reject(new PulsarError('sink.pulsar.connect_timeout', `no CONNECTED from ${address} within ${opts.timeoutMs} ms`));
       }, opts.timeoutMs);
       const fail = (err: Error) => {
         clearTimeout(timer);
@@ -80,11 +81,11 @@ export class PulsarConnection {
         if (err instanceof WeirError) reject(err);
         else if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/.test(code)) {
           reject(
-            new WeirError('sink.pulsar.tls_failed', `TLS with Pulsar at ${address} failed: ${err.message} (${code}); see tls_trust_certs_file / tls_verify`, {
+            new PulsarError('sink.pulsar.tls_failed', `TLS with Pulsar at ${address} failed: ${err.message} (${code}); see tls_trust_certs_file / tls_verify`, {
               cause: err,
             }),
           );
-        } else reject(new WeirError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { cause: err }));
+        } else reject(new PulsarError('sink.pulsar.connect_failed', `cannot connect to Pulsar at ${address}: ${err.message}`, { cause: err }));
       };
       socket.once('error', fail);
       socket.once('close', () => fail(new Error('connection closed during handshake')));
@@ -112,7 +113,7 @@ export class PulsarConnection {
           }
           if (cmd.type === 'error') {
             fail(
-              new WeirError('sink.pulsar.auth_failed', `Pulsar at ${address} refused the connection: ${cmd.error}: ${cmd.message}`, {
+              new PulsarError('sink.pulsar.auth_failed', `Pulsar at ${address} refused the connection: ${cmd.error}: ${cmd.message}`, {
                 cause: { serverError: cmd.error },
               }),
             );
@@ -131,18 +132,18 @@ export class PulsarConnection {
       try {
         frames = this.reader.push(chunk);
       } catch (err) {
-        this.destroy(new WeirError('sink.pulsar.protocol_error', (err as Error).message));
+        this.destroy(new PulsarError('sink.pulsar.protocol_error', (err as Error).message));
         return;
       }
       for (const f of frames) this.dispatch(decodeCommand(f.command));
     });
     this.socket.on('error', (err) =>
-      this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} failed: ${err.message}`, { cause: err })),
+      this.destroy(new PulsarError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} failed: ${err.message}`, { cause: err })),
     );
-    this.socket.on('close', () => this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} closed`)));
+    this.socket.on('close', () => this.destroy(new PulsarError('sink.pulsar.connection_lost', `Pulsar connection ${this.address} closed`)));
     this.keepAlive = setInterval(() => {
       if (!this.sawPong) {
-        this.destroy(new WeirError('sink.pulsar.connection_lost', `Pulsar broker ${this.address} did not answer PING`));
+        this.destroy(new PulsarError('sink.pulsar.connection_lost', `Pulsar broker ${this.address} did not answer PING`));
         return;
       }
       this.sawPong = false;
@@ -165,12 +166,12 @@ export class PulsarConnection {
       case 'send_error':
         this.producers
           .get(cmd.producerId)
-          ?.onSendError(cmd.sequenceId, new WeirError('sink.pulsar.send_error', `Pulsar SEND_ERROR ${cmd.error}: ${cmd.message}`));
+          ?.onSendError(cmd.sequenceId, new PulsarError('sink.pulsar.send_error', `Pulsar SEND_ERROR ${cmd.error}: ${cmd.message}`));
         return;
       case 'close_producer': {
         const p = this.producers.get(cmd.producerId);
         this.producers.delete(cmd.producerId);
-        p?.onClosed(new WeirError('sink.pulsar.producer_closed', 'the broker closed the producer (topic moved or unloaded)'));
+        p?.onClosed(new PulsarError('sink.pulsar.producer_closed', 'the broker closed the producer (topic moved or unloaded)'));
         return;
       }
       case 'other':
@@ -220,7 +221,7 @@ export class PulsarConnection {
     return new Promise<Reply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters.delete(requestId);
-        reject(new WeirError('sink.pulsar.request_timeout', `${what}: no answer from ${this.address} within ${timeoutMs} ms`));
+        reject(new PulsarError('sink.pulsar.request_timeout', `${what}: no answer from ${this.address} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiters.set(requestId, { resolve, reject, timer });
       this.write(simpleFrame(build(requestId)));
@@ -238,7 +239,7 @@ export class PulsarConnection {
   }
 
   /** Closes the socket and fails every waiter and producer with `err`. */
-  destroy(err: WeirError = new WeirError('sink.pulsar.closed', 'Pulsar connection closed by weir')): void {
+  destroy(err: WeirError = new PulsarError('sink.pulsar.closed', 'Pulsar connection closed by weir')): void {
     if (this.closedError) return;
     this.closedError = err;
     if (this.keepAlive) clearInterval(this.keepAlive);

@@ -34,10 +34,9 @@ export function payloadFrame(command: Buffer, metadata: Buffer, payload: Buffer)
   return out;
 }
 
-/** One frame read from the wire: its command, and for MESSAGE frames the rest (unused by the producer). */
+/** One frame read from the wire: its command (the producer reads nothing after it: MESSAGE frames are a consumer's). */
 export interface Frame {
   readonly command: Buffer;
-  readonly rest: Buffer;
 }
 
 /** Splits a byte stream into frames; rejects frames larger than `maxFrame`. */
@@ -59,7 +58,7 @@ export class FrameReader {
       if (this.buffered < 4 + total) break;
       const frame = this.take(4 + total);
       const cmdSize = frame.readUInt32BE(4);
-      frames.push({ command: frame.subarray(8, 8 + cmdSize), rest: frame.subarray(8 + cmdSize) });
+      frames.push({ command: frame.subarray(8, 8 + cmdSize) });
     }
     return frames;
   }

@@ -43,19 +43,9 @@ function writeSingleMetadata(w: ProtoWriter, msg: SingleMessage, sequenceId: num
   w.uint(8, sequenceId);
 }
 
-/** `[u32 size][SingleMessageMetadata][payload]` for one message of a batch. */
-export function encodeSingleMessage(msg: SingleMessage, sequenceId: number): Buffer[] {
-  const w = new ProtoWriter(64);
-  writeSingleMetadata(w, msg, sequenceId);
-  const meta = w.finish();
-  const size = Buffer.allocUnsafe(4);
-  size.writeUInt32BE(meta.length, 0);
-  return [size, meta, msg.payload];
-}
-
 const scratch = new ProtoWriter(256);
 
-/** The uncompressed payload of a batch: each message's size, metadata and bytes, in one buffer. */
+/** The uncompressed payload of a batch: each message's `[u32 size][SingleMessageMetadata][payload]`, in one buffer. */
 export function encodeBatch(msgs: readonly SingleMessage[], firstSequenceId: number): Buffer {
   let capacity = 0;
   for (const m of msgs) capacity += m.payload.length + 48;

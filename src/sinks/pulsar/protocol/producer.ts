@@ -2,7 +2,8 @@
 // batches (count, bytes, delay), sends each batch as one SEND with consecutive sequence ids, and
 // settles each message when the broker's SEND_RECEIPT for its batch arrives. A lost connection
 // fails every batch in flight with a retriable error; the next flush re-creates the producer.
-import { WeirError } from '../../../errors.js';
+import type { WeirError } from '../../../errors.js';
+import { PulsarError } from '../errors.js';
 import { serverError } from '../classify.js';
 import { encodeCloseProducer, encodeProducer, encodeSend } from './commands.js';
 import { compressBatch, compressionCode, type ProtocolCompression } from './compression.js';
@@ -79,7 +80,7 @@ export class PartitionProducer implements ProducerListener {
 
   /** Queues one message; it is settled when the broker has stored it, or with why not. */
   send(p: PendingSend): void {
-    if (this.closing) return p.settle(new WeirError('sink.pulsar.closed', 'producer closed'));
+    if (this.closing) return p.settle(new PulsarError('sink.pulsar.closed', 'producer closed'));
     const msg = p.msg;
     // A batch stays within max_bytes unless one message alone is larger, so a batch of
     // messages that each fit never outgrows the broker's frame limit.
@@ -116,7 +117,7 @@ export class PartitionProducer implements ProducerListener {
         // being dropped from every list by a TypeError and never settling.
         const conn = this.conn;
         if (!conn || conn.closed) {
-          const err = new WeirError('sink.pulsar.connection_lost', `Pulsar connection for ${this.topic} lost before the batch was sent`);
+          const err = new PulsarError('sink.pulsar.connection_lost', `Pulsar connection for ${this.topic} lost before the batch was sent`);
           for (const b of batches) for (const p of b) p.settle(err);
           return;
         }
@@ -134,7 +135,9 @@ export class PartitionProducer implements ProducerListener {
     const limit = conn.maxMessageSize - FRAME_SLACK;
     const items = batch.filter((p) => {
       if (p.msg.payload.length <= limit) return true;
-      p.settle(new WeirError('sink.pulsar.message_too_large', `message of ${p.msg.payload.length} bytes exceeds the broker's limit of ${conn.maxMessageSize}`));
+      p.settle(
+        new PulsarError('sink.pulsar.message_too_large', `message of ${p.msg.payload.length} bytes exceeds the broker's limit of ${conn.maxMessageSize}`),
+      );
       return false;
     });
     if (items.length === 0) return;
@@ -146,7 +149,7 @@ export class PartitionProducer implements ProducerListener {
       first,
     );
     const timer = setTimeout(() => {
-      conn.destroy(new WeirError('sink.pulsar.send_timeout', `no send receipt from ${conn.address} for ${this.topic} within ${this.opts.sendTimeoutMs} ms`));
+      conn.destroy(new PulsarError('sink.pulsar.send_timeout', `no send receipt from ${conn.address} for ${this.topic} within ${this.opts.sendTimeoutMs} ms`));
     }, this.opts.sendTimeoutMs);
     const entry: InFlight = { items, timer };
     this.inflight.set(first, entry);
@@ -231,7 +234,7 @@ export class PartitionProducer implements ProducerListener {
     this.closing = true;
     const conn = this.conn;
     this.conn = undefined;
-    this.failInflight(new WeirError('sink.pulsar.closed', 'producer closed before its receipt arrived'));
+    this.failInflight(new PulsarError('sink.pulsar.closed', 'producer closed before its receipt arrived'));
     if (!conn || conn.closed) return;
     conn.unregisterProducer(this.producerId);
     await conn.request((rid) => encodeCloseProducer(this.producerId, rid), Math.min(timeoutMs, 5_000), 'close producer').catch(() => undefined);
