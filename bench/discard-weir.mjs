@@ -11,7 +11,7 @@
 // Plain JS, not TypeScript: run through tsx, weir's process would carry tsx and esbuild's loader
 // (75 MB more RSS at idle, measured), which is not weir's.
 import { loadConfig } from '../dist/config/load.js';
-import { Runtime } from '../dist/core/runtime.js';
+import { Runtime } from '../dist/core/app/runtime.js';
 import { createLogger } from '../dist/log.js';
 import { BENCH_DISCARD } from './discard-sink.mjs';
 

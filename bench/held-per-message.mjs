@@ -15,10 +15,11 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../dist/config/load.js';
-import { AckWindow } from '../dist/core/ack-path.js';
-import { DeadLetterQueue, fileDeadLetterWriter } from '../dist/core/dead-letter.js';
-import { Pipeline } from '../dist/core/pipeline.js';
-import { SinkRunner } from '../dist/core/sink-runner.js';
+import { AckWindow } from '../dist/core/ingest/ack-path.js';
+import { DeadLetterQueue } from '../dist/core/path/dead-letter-queue.js';
+import { fileDeadLetterWriter } from '../dist/dead-letters/letter.js';
+import { Pipeline } from '../dist/core/path/pipeline.js';
+import { SinkRunner } from '../dist/core/path/sink-runner.js';
 import { telemetrySample } from '../dist/embedded/devices.js';
 import { silentLogger } from '../dist/log.js';
 import { createMetrics } from '../dist/metrics/names.js';
