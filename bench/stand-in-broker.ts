@@ -226,6 +226,9 @@ export class StandInBroker {
         return;
       case 'subscribe':
         out({ cmd: 'suback', messageId: p.messageId, granted: p.subscriptions.map(() => 1) });
+        // Only the share group's connections take telemetry; weir's presence connection
+        // (docs/fleet.md) subscribes to the members' topics and is sent nothing.
+        if (!p.subscriptions.some((s) => s.topic.startsWith('$share/'))) return;
         c.subscribed = true;
         for (const w of this.waiters.splice(0)) w();
         c.wake();
