@@ -30,6 +30,9 @@ export interface ErrorSection {
   readonly codes: Readonly<Record<string, ErrorInfo>>;
 }
 
+/** The action of a sink's `retry` code that needs nothing from the operator: one wording for every sink. */
+export const SINK_RETRIES_ACTION = 'nothing: weir retries until it goes through (the broker keeps the messages)';
+
 const FIX_CONFIG = 'fix the file at the place named; `weir check` shows every problem at once';
 
 export const CONFIG_CODES = {

@@ -2,13 +2,11 @@
 // operator should do. The sinks' section of docs/errors.md is generated from these
 // (src/sinks/error-catalogue.ts composes them with the core's); PostgresError raises them and reads its
 // class here.
-import type { ErrorInfo } from '../../error-codes.js';
+import { type ErrorInfo, SINK_RETRIES_ACTION } from '../../error-codes.js';
 import { sinkError } from '../../errors.js';
 
-const WAIT = 'nothing: weir retries until it goes through (the broker keeps the messages)';
-
 export const POSTGRES_CODES = {
-  'sink.postgres.not_connected': { class: 'retry', meaning: 'a write before the pool exists', action: WAIT },
+  'sink.postgres.not_connected': { class: 'retry', meaning: 'a write before the pool exists', action: SINK_RETRIES_ACTION },
   'sink.postgres.unknown_column': {
     class: 'fatal',
     meaning: 'an action maps a column the table does not have',

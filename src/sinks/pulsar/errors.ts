@@ -2,10 +2,9 @@
 // operator should do. The sinks' section of docs/errors.md is generated from these
 // (src/sinks/error-catalogue.ts composes them with the core's); PulsarError raises them and reads its
 // class here.
-import type { ErrorInfo } from '../../error-codes.js';
+import { type ErrorInfo, SINK_RETRIES_ACTION } from '../../error-codes.js';
 import { sinkError } from '../../errors.js';
 
-const WAIT = 'nothing: weir retries until it goes through (the broker keeps the messages)';
 const PULSAR_DOWN = 'check that the Pulsar broker is up and reachable; weir retries meanwhile';
 
 export const PULSAR_CODES = {
@@ -20,27 +19,39 @@ export const PULSAR_CODES = {
     meaning: '`transport: native` without the `pulsar-client` package',
     action: 'install it as the message says, or use `transport: protocol`',
   },
-  'sink.pulsar.not_connected': { class: 'retry', meaning: 'a write before the producers exist', action: WAIT },
+  'sink.pulsar.not_connected': { class: 'retry', meaning: 'a write before the producers exist', action: SINK_RETRIES_ACTION },
   'sink.pulsar.connect_failed': { class: 'retry', meaning: 'the broker cannot be reached', action: PULSAR_DOWN },
   'sink.pulsar.connect_timeout': { class: 'retry', meaning: 'the broker does not answer CONNECT in time', action: PULSAR_DOWN },
-  'sink.pulsar.connection_lost': { class: 'retry', meaning: 'the connection went away mid-write (socket closed, no answer to PING)', action: WAIT },
-  'sink.pulsar.closed': { class: 'retry', meaning: 'the connection or producer was closed by weir (shutdown, reconnect) with writes in flight', action: WAIT },
-  'sink.pulsar.producer_closed': { class: 'retry', meaning: 'the broker closed the producer (topic moved or unloaded)', action: WAIT },
+  'sink.pulsar.connection_lost': {
+    class: 'retry',
+    meaning: 'the connection went away mid-write (socket closed, no answer to PING)',
+    action: SINK_RETRIES_ACTION,
+  },
+  'sink.pulsar.closed': {
+    class: 'retry',
+    meaning: 'the connection or producer was closed by weir (shutdown, reconnect) with writes in flight',
+    action: SINK_RETRIES_ACTION,
+  },
+  'sink.pulsar.producer_closed': { class: 'retry', meaning: 'the broker closed the producer (topic moved or unloaded)', action: SINK_RETRIES_ACTION },
   'sink.pulsar.producer_failed': {
     class: 'retry',
     meaning: 'the broker did not create a producer for a reason that can pass (refusals are `sink.pulsar.refused`)',
-    action: WAIT,
+    action: SINK_RETRIES_ACTION,
   },
-  'sink.pulsar.send_error': { class: 'retry', meaning: 'the broker answered a batch with SEND_ERROR', action: WAIT },
+  'sink.pulsar.send_error': { class: 'retry', meaning: 'the broker answered a batch with SEND_ERROR', action: SINK_RETRIES_ACTION },
   'sink.pulsar.protocol_error': {
     class: 'retry',
     meaning: 'a frame weir could not read',
     action: 'weir reconnects; if it repeats, report it with the broker version',
   },
-  'sink.pulsar.request_timeout': { class: 'retry', meaning: 'no answer to a lookup or producer request in time', action: WAIT },
-  'sink.pulsar.send_timeout': { class: 'retry', meaning: 'no send receipt within `send_timeout_ms`', action: WAIT },
-  'sink.pulsar.lookup_failed': { class: 'retry', meaning: 'topic lookup failed for a reason that can pass (refusals are `sink.pulsar.refused`)', action: WAIT },
-  'sink.pulsar.metadata_failed': { class: 'retry', meaning: 'the partition metadata could not be read', action: WAIT },
+  'sink.pulsar.request_timeout': { class: 'retry', meaning: 'no answer to a lookup or producer request in time', action: SINK_RETRIES_ACTION },
+  'sink.pulsar.send_timeout': { class: 'retry', meaning: 'no send receipt within `send_timeout_ms`', action: SINK_RETRIES_ACTION },
+  'sink.pulsar.lookup_failed': {
+    class: 'retry',
+    meaning: 'topic lookup failed for a reason that can pass (refusals are `sink.pulsar.refused`)',
+    action: SINK_RETRIES_ACTION,
+  },
+  'sink.pulsar.metadata_failed': { class: 'retry', meaning: 'the partition metadata could not be read', action: SINK_RETRIES_ACTION },
   'sink.pulsar.refused': {
     class: 'fatal',
     meaning:
@@ -65,7 +76,7 @@ export const PULSAR_CODES = {
     action: "fix the action's `event_time`, then `weir dlq replay`",
   },
   'sink.pulsar.admin_unreachable': { class: 'retry', meaning: 'the admin REST API cannot be reached', action: 'check `admin_url`; weir retries meanwhile' },
-  'sink.pulsar.admin_unavailable': { class: 'retry', meaning: 'the admin REST API answered 5xx or 429', action: WAIT },
+  'sink.pulsar.admin_unavailable': { class: 'retry', meaning: 'the admin REST API answered 5xx or 429', action: SINK_RETRIES_ACTION },
   'sink.pulsar.admin_failed': {
     class: 'fatal',
     meaning: 'the admin REST API refused the request (401, 403, 404, 409…)',
