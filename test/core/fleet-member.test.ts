@@ -2,7 +2,7 @@
 // replica is the last, and who adopts an orphan.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { adopterOf, leaveDecision, type MemberRecord, type MemberState, orphans, parseRecord } from '../../src/core/fleet/member.js';
+import { adopterOf, drainConfirmed, leaveDecision, type MemberRecord, type MemberState, orphans, parseRecord } from '../../src/core/fleet/member.js';
 
 function rec(client_id: string, state: MemberState, adopting?: string[]): MemberRecord {
   return { state, client_id, sessions: [`${client_id}-0`], connections: 1, incarnation: 'i', pid: 1, host: 'h', version: 'v', time: 't', adopting };
@@ -33,4 +33,14 @@ test('a record from the broker: cleared or foreign payloads are no member', () =
   assert.equal(parseRecord(Buffer.from('not json')), undefined);
   assert.equal(parseRecord(Buffer.from('{"state":"dancing","client_id":"a"}')), undefined);
   assert.equal(parseRecord(Buffer.from(JSON.stringify(rec('a', 'gone'))))?.state, 'gone');
+});
+
+test('a tentative drain is confirmed only while another member takes the share: live, keeping, or stopped', () => {
+  const leaving = (id: string, decision?: 'drain' | 'keep') => ({ ...rec(id, 'leaving'), decision });
+  assert.deepEqual(drainConfirmed(view(leaving('a', 'drain'), rec('b', 'live')), 'a'), { confirmed: true, holders: ['b'] });
+  assert.deepEqual(drainConfirmed(view(leaving('a', 'drain'), leaving('b', 'keep')), 'a'), { confirmed: true, holders: ['b'] });
+  assert.deepEqual(drainConfirmed(view(leaving('a', 'drain'), rec('b', 'stopped')), 'a'), { confirmed: true, holders: ['b'] });
+  // Both saw the other live at their echo (a broker delivering out of order): neither may drain.
+  assert.deepEqual(drainConfirmed(view(leaving('a', 'drain'), leaving('b', 'drain')), 'a'), { confirmed: false, holders: [] });
+  assert.deepEqual(drainConfirmed(view(leaving('a', 'drain'), leaving('b'), rec('c', 'gone')), 'a'), { confirmed: false, holders: [] });
 });

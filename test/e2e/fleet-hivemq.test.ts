@@ -2,4 +2,4 @@
 import { sharedHivemq } from '../harness/hivemq.js';
 import { fleetScenarios } from './fleet-scenarios.js';
 
-fleetScenarios('hivemq ce', sharedHivemq, { perSessionQueues: false });
+fleetScenarios('hivemq ce', sharedHivemq, { perSessionQueues: false, inOrder: false });

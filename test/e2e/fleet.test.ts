@@ -2,4 +2,4 @@
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { fleetScenarios } from './fleet-scenarios.js';
 
-fleetScenarios('mosquitto 2.0.11', sharedMosquitto, { perSessionQueues: true });
+fleetScenarios('mosquitto 2.0.11', sharedMosquitto, { perSessionQueues: true, inOrder: true });

@@ -2,13 +2,22 @@
 // (presence.ts), the decision at SIGTERM whether to drain or keep its sessions, and the adoption
 // of orphaned members' sessions (adoption.ts). The runtime starts it after its own sessions and
 // asks it, at SIGTERM, whether to leave the share group for good.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrokerConfig } from '../../config/schema.js';
 import type { MessageHandler } from '../ingest/mqtt-session.js';
 import type { Logger } from '../../log.js';
 import type { Metrics } from '../../metrics/names.js';
 import { Adoption } from './adoption.js';
-import { leaveDecision, MEMBER_STATES } from './member.js';
+import { drainConfirmed, leaveDecision, MEMBER_STATES } from './member.js';
 import { Presence } from './presence.js';
+
+/**
+ * How long a tentative drain waits for the records of members leaving at the same time before it
+ * is confirmed. A broker delivering on several threads showed two replicas terminated together
+ * each other's `leaving` before or after their own echo (HiveMQ CE, in CI); on loopback the records
+ * arrive within milliseconds, and one second is small beside the termination grace (docs/fleet.md).
+ */
+const LEAVE_SETTLE_MS = 1_000;
 
 /** How a replica leaves at SIGTERM: decided from the fleet (auto), or forced by `weir run --drain` / `--keep-session`. */
 export type LeaveMode = 'auto' | 'drain' | 'keep';
@@ -67,6 +76,18 @@ export class Fleet {
     } else {
       ({ decision, others } = leaveDecision(this.presence.view, this.presence.clientId));
       reason = decision === 'drain' ? 'other members are live and take the share' : 'no other member is live: the broker queues for this one';
+      // Not awaited, as above: what others see of this decision (drainConfirmed) must not hold the stop.
+      void this.presence.announce('leaving', { decision });
+      if (decision === 'drain') {
+        await sleep(LEAVE_SETTLE_MS);
+        const check = drainConfirmed(this.presence.view, this.presence.clientId);
+        others = check.holders;
+        if (!check.confirmed) {
+          decision = 'keep';
+          reason = 'the other members are leaving too and none keeps its sessions: keeping them is what loses nothing';
+          void this.presence.announce('leaving', { decision });
+        }
+      }
     }
     this.metrics.fleetLeave.labels(decision).inc();
     this.log.info({ decision, reason, live_members: others }, decision === 'drain' ? 'leaving the fleet: draining' : 'leaving the fleet: keeping the sessions');

@@ -32,6 +32,8 @@ export interface MemberRecord {
   readonly adopting?: readonly string[];
   /** With `leaving`: the nonce its own echo is recognised by. */
   readonly nonce?: string;
+  /** With `leaving`, once decided: whether it drains or keeps its sessions (leaveDecision, drainConfirmed). */
+  readonly decision?: 'drain' | 'keep';
 }
 
 /** The topic a member announces itself on, and the filter that reads them all. */
@@ -71,12 +73,28 @@ export function liveMembers(view: MemberView): string[] {
 /**
  * At SIGTERM, once this member's own `leaving` came back from the broker: drain when another
  * member is live (it takes the share), keep the sessions otherwise (a full stop queues at the
- * broker). The broker serialises publishes, so every `leaving` it processed before this one has
- * been seen: of members terminated together, only the last one processed keeps its sessions.
+ * broker). On a broker that delivers in the order it processed (Mosquitto), every `leaving`
+ * processed before this one has been seen: of members terminated together, only the last one
+ * processed keeps its sessions. A broker that delivers on several threads (HiveMQ) may show each
+ * of two the other one still live; drainConfirmed is what stops both draining then.
  */
 export function leaveDecision(view: MemberView, self: string): { decision: 'drain' | 'keep'; others: string[] } {
   const others = liveMembers(view).filter((id) => id !== self);
   return { decision: others.length ? 'drain' : 'keep', others };
+}
+
+/**
+ * A tentative drain, checked again after the settle time (fleet.ts, LEAVE_SETTLE_MS) and before
+ * anything is undone: confirmed only while another member still takes the share: live, or keeping
+ * its sessions (decided `keep`, or `stopped`), so that the share queues somewhere. Members that all
+ * drained tentatively see each other `drain` here and all keep: nothing lost, sessions adopted later.
+ */
+export function drainConfirmed(view: MemberView, self: string): { confirmed: boolean; holders: string[] } {
+  const holders = [...view.values()]
+    .filter((r) => r.client_id !== self && (r.state === 'live' || r.state === 'stopped' || (r.state === 'leaving' && r.decision === 'keep')))
+    .map((r) => r.client_id)
+    .sort();
+  return { confirmed: holders.length > 0, holders };
 }
 
 /** Members whose sessions nobody holds: gone (will) or stopped (kept its sessions as the last). */
