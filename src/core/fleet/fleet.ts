@@ -13,9 +13,9 @@ import { Presence } from './presence.js';
 
 /**
  * How long a tentative drain waits for the records of members leaving at the same time before it
- * is confirmed. A broker delivering on several threads showed two replicas terminated together
- * each other's `leaving` before or after their own echo (HiveMQ CE, in CI); on loopback the records
- * arrive within milliseconds, and one second is small beside the termination grace (docs/fleet.md).
+ * is confirmed (member.ts, drainConfirmed: MQTT does not order messages across publishers). On
+ * loopback the records arrive within milliseconds; one second is small beside the termination
+ * grace, and the chart's margin covers it (docs/fleet.md).
  */
 const LEAVE_SETTLE_MS = 1_000;
 
@@ -55,43 +55,45 @@ export class Fleet {
 
   /**
    * At SIGTERM: lets go of adoptions under way, then says whether to end this replica's sessions.
-   * auto: announce `leaving`, wait for its echo, and drain when another member is live then.
+   * auto: announce `leaving`, wait for its echo, drain when another member was live then and still
+   * takes the share a second later (member.ts, leaveDecision and drainConfirmed).
    */
   async leave(mode: LeaveMode): Promise<boolean> {
     await this.adoption.stop();
-    let decision: 'drain' | 'keep';
-    let reason: string;
-    let others: string[] = [];
-    if (mode !== 'auto') {
-      decision = mode;
-      reason = mode === 'drain' ? 'weir run --drain' : 'weir run --keep-session';
-      // Not awaited: a broker that does not answer must not hold the stop (finish() is bounded by the runtime).
-      void this.presence.announce('leaving');
-    } else if (!this.presence.connected) {
-      decision = 'keep';
-      reason = 'the presence connection is not up (the broker unreachable, or weir not started yet): keeping the sessions is what loses nothing';
-    } else if (!(await this.presence.leaving(this.cfg.fleet.leave_wait_ms))) {
-      decision = 'keep';
-      reason = `no answer from the broker within ${this.cfg.fleet.leave_wait_ms} ms (leave_wait_ms): keeping the sessions is what loses nothing`;
-    } else {
-      ({ decision, others } = leaveDecision(this.presence.view, this.presence.clientId));
-      reason = decision === 'drain' ? 'other members are live and take the share' : 'no other member is live: the broker queues for this one';
-      // Not awaited, as above: what others see of this decision (drainConfirmed) must not hold the stop.
-      void this.presence.announce('leaving', { decision });
-      if (decision === 'drain') {
-        await sleep(LEAVE_SETTLE_MS);
-        const check = drainConfirmed(this.presence.view, this.presence.clientId);
-        others = check.holders;
-        if (!check.confirmed) {
-          decision = 'keep';
-          reason = 'the other members are leaving too and none keeps its sessions: keeping them is what loses nothing';
-          void this.presence.announce('leaving', { decision });
-        }
-      }
-    }
+    const { decision, reason, others } = await this.decide(mode);
     this.metrics.fleetLeave.labels(decision).inc();
     this.log.info({ decision, reason, live_members: others }, decision === 'drain' ? 'leaving the fleet: draining' : 'leaving the fleet: keeping the sessions');
     return decision === 'drain';
+  }
+
+  private async decide(mode: LeaveMode): Promise<{ decision: 'drain' | 'keep'; reason: string; others: string[] }> {
+    if (mode !== 'auto') {
+      // Not awaited: a broker that does not answer must not hold the stop (finish() is bounded by the runtime).
+      void this.presence.announce('leaving');
+      return { decision: mode, reason: mode === 'drain' ? 'weir run --drain' : 'weir run --keep-session', others: [] };
+    }
+    if (!this.presence.connected)
+      return {
+        decision: 'keep',
+        reason: 'the presence connection is not up (the broker unreachable, or weir not started yet): keeping the sessions is what loses nothing',
+        others: [],
+      };
+    const atEcho = await this.presence.leaving(this.cfg.fleet.leave_wait_ms);
+    if (!atEcho)
+      return {
+        decision: 'keep',
+        reason: `no answer from the broker within ${this.cfg.fleet.leave_wait_ms} ms (leave_wait_ms): keeping the sessions is what loses nothing`,
+        others: [],
+      };
+    const { decision, others } = leaveDecision(atEcho, this.presence.clientId);
+    // Not awaited, as above: what the others see of this decision (drainConfirmed) must not hold the stop.
+    void this.presence.announce('leaving', { decision });
+    if (decision === 'keep') return { decision, reason: 'no other member is live: the broker queues for this one', others };
+    await sleep(LEAVE_SETTLE_MS);
+    const check = drainConfirmed(this.presence.view, this.presence.clientId);
+    if (check.confirmed) return { decision, reason: 'other members are live and take the share', others: check.holders };
+    void this.presence.announce('leaving', { decision: 'keep' });
+    return { decision: 'keep', reason: 'the other members are leaving too and none keeps its sessions: keeping them is what loses nothing', others: [] };
   }
 
   /** After stop: clears this member's record when its sessions ended, or says `stopped` when kept; then disconnects cleanly (no will). */

@@ -73,10 +73,11 @@ export function liveMembers(view: MemberView): string[] {
 /**
  * At SIGTERM, once this member's own `leaving` came back from the broker: drain when another
  * member is live (it takes the share), keep the sessions otherwise (a full stop queues at the
- * broker). On a broker that delivers in the order it processed (Mosquitto), every `leaving`
- * processed before this one has been seen: of members terminated together, only the last one
- * processed keeps its sessions. A broker that delivers on several threads (HiveMQ) may show each
- * of two the other one still live; drainConfirmed is what stops both draining then.
+ * broker). `view` is the view when the echo arrived. On a broker that delivers in the order it
+ * processed (Mosquitto), every `leaving` processed before this one has been seen then: of members
+ * terminated together, only the last one processed keeps its sessions. MQTT orders only per
+ * publisher and topic (5.0, 4.6): a broker could show each of two the other one still live, and
+ * drainConfirmed is what stops both draining then.
  */
 export function leaveDecision(view: MemberView, self: string): { decision: 'drain' | 'keep'; others: string[] } {
   const others = liveMembers(view).filter((id) => id !== self);

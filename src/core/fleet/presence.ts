@@ -29,7 +29,7 @@ export class Presence {
   private record: MemberRecord;
   /** Once this member cleared its record (it drained): nothing is published for it again. */
   private cleared = false;
-  private echo: { nonce: string; resolve: () => void } | undefined;
+  private echo: { nonce: string; resolve: (view: MemberView) => void } | undefined;
   private readonly listeners: Array<() => void> = [];
 
   constructor(
@@ -102,23 +102,24 @@ export class Presence {
   }
 
   /**
-   * At SIGTERM: announces `leaving` and waits until the broker returns it, so that every `leaving`
-   * processed before it has been seen (member.ts, leaveDecision). Resolves whether the echo came
-   * within `waitMs`; without it (broker unreachable) the caller keeps the sessions.
+   * At SIGTERM: announces `leaving` and waits until the broker returns it. Resolves with the view as
+   * it was when the echo arrived (a copy taken then: records that came in the same read, after the
+   * echo, must not count, or the members that left after this one would hide the ones still live),
+   * or undefined when no echo came within `waitMs` (broker unreachable: the caller keeps).
    */
-  async leaving(waitMs: number): Promise<boolean> {
-    if (!this.client?.connected) return false;
+  async leaving(waitMs: number): Promise<MemberView | undefined> {
+    if (!this.client?.connected) return undefined;
     const nonce = randomBytes(8).toString('hex');
     let timer: NodeJS.Timeout | undefined;
-    const echoed = new Promise<boolean>((resolve) => {
-      this.echo = { nonce, resolve: () => resolve(true) };
-      timer = setTimeout(() => resolve(false), waitMs);
+    const echoed = new Promise<MemberView | undefined>((resolve) => {
+      this.echo = { nonce, resolve };
+      timer = setTimeout(() => resolve(undefined), waitMs);
     });
     this.announce('leaving', { nonce }).catch((err: unknown) => this.log.warn({ err: errorText(err) }, 'fleet presence: publishing leaving failed'));
-    const ok = await echoed;
+    const view = await echoed;
     clearTimeout(timer);
     this.echo = undefined;
-    return ok;
+    return view;
   }
 
   /** Removes a member's record (an empty retained message): this one after it drained, or an orphan after its adoption. */
@@ -161,7 +162,6 @@ export class Presence {
     const id = topic.slice(topic.lastIndexOf('/') + 1);
     const record = parseRecord(payload);
     if (id === this.clientId) {
-      if (record?.nonce !== undefined && record.nonce === this.echo?.nonce) this.echo.resolve();
       // Someone else's record on this member's topic (an adopter clearing it while this member came
       // back, or an earlier process's will arriving late): say this member's state again.
       if (!this.cleared && record?.incarnation !== this.incarnation && this.client?.connected) {
@@ -172,6 +172,7 @@ export class Presence {
     const before = this.members.get(id);
     if (record) this.members.set(id, record);
     else this.members.delete(id);
+    if (id === this.clientId && record?.nonce !== undefined && record.nonce === this.echo?.nonce) this.echo.resolve(new Map(this.members));
     if (before?.state !== record?.state) this.log.info({ member: id, state: record?.state ?? 'left', was: before?.state }, 'fleet member');
     for (const l of this.listeners) l();
   }
