@@ -13,6 +13,7 @@ import { httpsOptions } from '../../config/http-tls.js';
 import type { WeirFileConfig } from '../../config/schema.js';
 import { WeirError } from '../../errors.js';
 import { basicAuth } from './basic-auth.js';
+import { ConsoleStatic } from './console/console-static.js';
 
 export interface StatusSource {
   readiness(): { ready: boolean; detail: Record<string, unknown> };
@@ -20,10 +21,11 @@ export interface StatusSource {
   sinks(): unknown;
 }
 
-const ENDPOINTS = ['/metrics', '/healthz', '/readyz', '/rules', '/sinks'];
+const ENDPOINTS = ['/', '/metrics', '/healthz', '/readyz', '/rules', '/sinks'];
 
 export async function startHttp(cfg: WeirFileConfig['http'], registry: Registry, status: StatusSource): Promise<http.Server> {
   const authorized = basicAuth(cfg.basic_auth);
+  const page = new ConsoleStatic();
   const handler: http.RequestListener = (req, res) => {
     const url = (req.url ?? '/').split('?')[0];
     // For HEAD, node's ServerResponse sends the headers and drops the body written to it.
@@ -56,6 +58,7 @@ export async function startHttp(cfg: WeirFileConfig['http'], registry: Registry,
       case '/sinks':
         return authed ? json(200, status.sinks()) : denied();
       default:
+        if (url && ConsoleStatic.serves(url)) return authed ? page.serve(url, req, res) : denied();
         return json(404, { error: 'not found', endpoints: ENDPOINTS });
     }
   };
