@@ -41,7 +41,8 @@ interface Asset {
   readonly gzip: Buffer | undefined;
   readonly etag: string;
   readonly type: string;
-  readonly mtimeMs: number;
+  /** The file's modification time and size when read: a new build changes one of them. */
+  readonly stamp: string;
 }
 
 export class ConsoleStatic {
@@ -100,18 +101,19 @@ export class ConsoleStatic {
   private asset(name: string): Asset | undefined {
     const file = join(this.dir, name);
     const type = TYPES[extname(name)] ?? 'application/octet-stream';
-    let mtimeMs: number;
+    let stamp: string;
     try {
-      mtimeMs = statSync(file).mtimeMs;
+      const st = statSync(file);
+      stamp = `${st.mtimeMs}:${st.size}`;
     } catch {
       return undefined;
     }
     const kept = this.cache.get(name);
-    if (kept && kept.mtimeMs === mtimeMs) return kept;
+    if (kept && kept.stamp === stamp) return kept;
     const body = readFileSync(file);
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
     const gzip = type.startsWith('text/') || type === 'image/svg+xml' || type === 'application/json' ? gzipSync(body) : undefined;
-    const asset = { body, gzip, etag, type, mtimeMs };
+    const asset = { body, gzip, etag, type, stamp };
     this.cache.set(name, asset);
     return asset;
   }
