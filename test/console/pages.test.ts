@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import mqtt from 'mqtt';
 import type { Page } from 'playwright-core';
+import { buildConsole } from '../../console/build.js';
 import { TestBrowser, type WatchedPage } from '../harness/browser.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
@@ -59,6 +60,8 @@ let published = 0;
 const pages: WatchedPage[] = [];
 
 before(async () => {
+  // The page as the source is now (npm run build does the same; about a second).
+  await buildConsole();
   mqttUrl = (await sharedMosquitto()).url;
   pgUrl = await freshDatabase((await sharedPostgres()).url);
   await query(pgUrl, READINGS_DDL);
@@ -87,7 +90,10 @@ let seq = 0;
 async function round(): Promise<void> {
   const i = seq++;
   const device = `d${i % 5}`;
-  await publish(`device/${device}/telemetry`, JSON.stringify({ device, seq: i, ts: 1_733_140_000_000 + i, temp: 20 + (i % 10) / 4, hum: 40.5, location: 'hall-3' }));
+  await publish(
+    `device/${device}/telemetry`,
+    JSON.stringify({ device, seq: i, ts: 1_733_140_000_000 + i, temp: 20 + (i % 10) / 4, hum: 40.5, location: 'hall-3' }),
+  );
   await publish(`lab/${device}/reading`, JSON.stringify({ seq: i, temp: 21.25 }));
   if (i % 5 === 0) {
     await publish(`lab/hot/reading`, JSON.stringify({ seq: i, temp: 75.5 }));
@@ -147,7 +153,19 @@ test('every page loads with no console error, asks only weir, and is photographe
   mkdirSync(SHOTS, { recursive: true });
   for (const view of VIEWS) {
     const w = await open(view);
-    if (view === 'overview') await w.page.waitForSelector('.chart canvas');
+    if (view === 'overview') {
+      await w.page.waitForSelector('.chart canvas');
+      // What a first load costs (measured, printed; the budget is asserted at the build).
+      const load = await w.page.evaluate(() => {
+        const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+        const res = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+        const painted = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN;
+        return { bytes: nav.transferSize + res.reduce((s, r) => s + r.transferSize, 0), requests: 1 + res.length, painted, loaded: nav.loadEventEnd };
+      });
+      process.stdout.write(
+        `# first load of the overview: ${load.requests} requests, ${(load.bytes / 1024).toFixed(1)} KB transferred, first paint at ${load.painted.toFixed(0)} ms, load event at ${load.loaded.toFixed(0)} ms\n`,
+      );
+    }
     if (view === 'dead-letters') await w.page.waitForSelector('[data-letter]');
     await w.page.waitForTimeout(300);
     await w.page.screenshot({ path: join(SHOTS, `${view}.png`), fullPage: true });
@@ -204,7 +222,8 @@ function weirEval(line: object): Promise<{ ok: boolean; matched?: boolean; outpu
 }
 
 test('Try it shows what weir eval prints for the same input, and an SQL error at its line and column', { timeout: 60_000 }, async () => {
-  const sql = 'SELECT payload.temp * 2 AS double_temp, clientid AS device,\n  upper(payload.location) AS place\nFROM "device/+/telemetry"\nWHERE payload.temp > 20';
+  const sql =
+    'SELECT payload.temp * 2 AS double_temp, clientid AS device,\n  upper(payload.location) AS place\nFROM "device/+/telemetry"\nWHERE payload.temp > 20';
   const event = { topic: 'device/d7/telemetry', payload: '{"temp": 21.75, "location": "hall-3"}', clientid: 'd7' };
   const w = await open('try');
   await w.page.fill('textarea[name="sql"]', sql);
@@ -308,5 +327,46 @@ test('at 380 px wide no page scrolls sideways', { timeout: 60_000 }, async () =>
     if (view === 'overview') await w.page.screenshot({ path: join(SHOTS, 'overview-narrow.png'), fullPage: true });
     assertClean(w, `${view} at 380 px`);
     await w.page.close();
+  }
+});
+
+test('a hidden tab asks weir nothing; shown again, it asks at once', { timeout: 60_000 }, async () => {
+  const w = await open('overview');
+  await w.page.waitForSelector('[data-stat="dead_letters_total"]');
+  const apiCalls = () => w.requests.filter((u) => u.includes('/api/')).length;
+  // Headless Chromium's tabs are always visible: the page is told what a browser tells a tab put
+  // in the background (visibilityState and its event), and its requests are counted.
+  const setVisibility = (state: 'hidden' | 'visible') =>
+    w.page.evaluate((s) => {
+      Object.defineProperty(document, 'visibilityState', { value: s, configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    }, state);
+  await setVisibility('hidden');
+  const before = apiCalls();
+  await w.page.waitForTimeout(8000);
+  assert.equal(apiCalls(), before, 'no request in 8 s hidden (the overview polls every 3 s)');
+  await setVisibility('visible');
+  await waitFor(() => apiCalls() > before, 2000, 'a request once visible');
+  assertClean(w, 'overview, hidden and shown');
+});
+
+test('without credentials on a public port: no payloads, Try it, traces, replay or purge, and the page says why', { timeout: 60_000 }, async () => {
+  const files = telemetryFiles({ mqttUrl, pgUrl, clientId: `${CLIENT}-open` });
+  const open0 = await startWeir({ config: files.config.replace('http: { host: 127.0.0.1,', 'http: { host: 0.0.0.0,'), rules: files.rules });
+  try {
+    await waitFor(() => open0.ready(), 30_000, 'weir ready');
+    const at = `http://127.0.0.1:${open0.httpPort}`;
+    for (const view of ['try', 'trace', 'dead-letters']) {
+      const w = await browser.page();
+      await w.page.goto(`${at}/#/${view}`);
+      await w.page.waitForSelector('.note[data-access="payloads"]');
+      assert.match((await w.page.textContent('.note[data-access="payloads"]')) ?? '', /not offered to this client: .*http\.basic_auth/);
+      assert.equal(await w.page.locator('form').count(), 0, `${view}: no form`);
+      assert.deepEqual(w.errors, [], `${view}: no console error`);
+      await w.page.close();
+    }
+  } finally {
+    await open0.kill();
+    await endSessions(mqttUrl, `${CLIENT}-open`);
   }
 });

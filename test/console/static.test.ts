@@ -31,7 +31,11 @@ async function serve(dir: string): Promise<string> {
 }
 
 /** A raw GET, so that the path reaches the server as written (fetch would resolve `..`). */
-function rawGet(base: string, path: string, headers: http.OutgoingHttpHeaders = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+function rawGet(
+  base: string,
+  path: string,
+  headers: http.OutgoingHttpHeaders = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = http.request(`${base}/`, { path, headers }, (res) => {
       const chunks: Buffer[] = [];
