@@ -1,5 +1,6 @@
 // The HTTP side: /metrics for Prometheus, /healthz (the process answers), /readyz (broker
-// connected and every sink reachable), /rules and /sinks (JSON status). HEAD is answered like GET
+// connected and every sink reachable), /rules and /sinks (JSON status), and the console: its JSON
+// API under /api/ (console/routes.ts, the only paths that take POST) and its page. HEAD is answered like GET
 // without the body (load balancers and uptime checks use it). With http.basic_auth everything but
 // /healthz and /readyz's verdict needs the credentials: probes cannot always send them, and the
 // verdict tells nothing an attacker could use, while the detail names tables and errors.
@@ -18,21 +19,30 @@ export interface StatusSource {
   readiness(): { ready: boolean; detail: Record<string, unknown> };
   rules(): unknown;
   sinks(): unknown;
+  /** The console's API: answers every request under /api/ (`authed`: passed http.basic_auth, or none is set). */
+  consoleApi?(req: http.IncomingMessage, res: http.ServerResponse, url: URL, authed: boolean): void;
+  /** The console's page and assets: answers a GET or HEAD it serves and says true, else false. */
+  consolePage?(req: http.IncomingMessage, res: http.ServerResponse, url: URL, authed: boolean): boolean;
 }
 
-const ENDPOINTS = ['/metrics', '/healthz', '/readyz', '/rules', '/sinks'];
+const ENDPOINTS = ['/metrics', '/healthz', '/readyz', '/rules', '/sinks', '/api/'];
 
 export async function startHttp(cfg: WeirFileConfig['http'], registry: Registry, status: StatusSource): Promise<http.Server> {
   const authorized = basicAuth(cfg.basic_auth);
   const handler: http.RequestListener = (req, res) => {
-    const url = (req.url ?? '/').split('?')[0];
+    // Origin-form only ('/path?query'); anything else is no path weir serves.
+    const target = req.url ?? '/';
+    const parsed = new URL(target.startsWith('/') ? `http://weir${target}` : 'http://weir/-');
+    const url = parsed.pathname;
     // For HEAD, node's ServerResponse sends the headers and drops the body written to it.
     const json = (code: number, body: unknown, headers: http.OutgoingHttpHeaders = {}) => {
       res.writeHead(code, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     };
-    if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { error: 'only GET and HEAD' }, { allow: 'GET, HEAD' });
     const authed = authorized(req.headers.authorization);
+    if (url.startsWith('/api/') && status.consoleApi) return status.consoleApi(req, res, parsed, authed);
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(405, { error: 'only GET and HEAD' }, { allow: 'GET, HEAD' });
+    if (status.consolePage?.(req, res, parsed, authed)) return;
     const denied = () => json(401, { error: 'authentication required' }, { 'www-authenticate': 'Basic realm="weir", charset="UTF-8"' });
     switch (url) {
       case '/healthz':
