@@ -7,8 +7,10 @@ export interface ChartSeries {
   readonly label: string;
   readonly color: string;
   readonly values: readonly number[];
-  /** How a value reads in the legend. */
+  /** How a value reads in the legend and on its axis. */
   readonly format: (v: number) => string;
+  /** A second scale, drawn on the right (e.g. CPU % beside memory). */
+  readonly right?: boolean;
 }
 
 export function Chart(props: { times: readonly number[]; series: readonly ChartSeries[]; height?: number; label: string }) {
@@ -29,15 +31,24 @@ export function Chart(props: { times: readonly number[]; series: readonly ChartS
         width: Math.max(200, el.clientWidth),
         height,
         cursor: { drag: { x: false, y: false } },
-        legend: { live: true },
-        scales: { x: { time: true } },
-        axes: [axis, { ...axis, size: 56 }],
+        legend: { live: false },
+        scales: {
+          x: { time: true },
+          left: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+          right: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+        },
+        axes: [
+          axis,
+          { ...axis, scale: 'left', size: 56, space: 20 },
+          ...(props.series.some((s) => s.right) ? [{ ...axis, scale: 'right', side: 1 as const, size: 56, space: 20, grid: { show: false } }] : []),
+        ],
         series: [
           {},
           ...props.series.map((s) => ({
             label: s.label,
             stroke: s.color,
             width: 1.5,
+            scale: s.right ? 'right' : 'left',
             points: { show: false },
             value: (_u: uPlot, v: number | null) => (v === null ? '–' : s.format(v)),
           })),

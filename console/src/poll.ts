@@ -1,7 +1,7 @@
 // Polling that stops while nobody looks: a hidden tab (document.visibilityState) makes no request,
 // so a console left open in a background tab costs weir nothing; showing it again fetches at once.
 // The next request is scheduled when the last one has answered, so a slow weir is never asked twice
-// at the same time.
+// at the same time; a refresh asked for meanwhile runs when the answer is in.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson, messageOf } from './api.js';
 
@@ -17,21 +17,28 @@ export interface Polled<T> {
 /** GET `api/<path>` now and every `everyMs` while the tab is visible; `path` null: nothing. */
 export function usePoll<T>(path: string | null, everyMs: number): Polled<T> {
   const [state, setState] = useState<{ data?: T; error?: string; at?: number }>({});
-  const kick = useRef<() => void>(() => {});
+  const every = useRef(everyMs);
+  const control = useRef<{ now: () => void; reschedule: () => void }>({ now: () => {}, reschedule: () => {} });
+
   useEffect(() => {
     setState({});
     if (path === null) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let running: AbortController | undefined;
+    let again = false;
     let stopped = false;
+    const visible = () => !stopped && document.visibilityState === 'visible';
     const schedule = () => {
       clearTimeout(timer);
-      if (!stopped && document.visibilityState === 'visible') timer = setTimeout(tick, everyMs);
+      if (visible() && !running) timer = setTimeout(tick, every.current);
     };
     const tick = async () => {
-      if (stopped || document.visibilityState !== 'visible') return;
       clearTimeout(timer);
-      running?.abort();
+      if (!visible()) return;
+      if (running) {
+        again = true;
+        return;
+      }
       const ctl = (running = new AbortController());
       try {
         const data = await getJson<T>(path, ctl.signal);
@@ -39,16 +46,22 @@ export function usePoll<T>(path: string | null, everyMs: number): Polled<T> {
       } catch (err) {
         if (!ctl.signal.aborted) setState((s) => ({ ...s, error: messageOf(err) }));
       }
-      if (!ctl.signal.aborted) schedule();
+      if (ctl.signal.aborted) return;
+      running = undefined;
+      if (again) {
+        again = false;
+        void tick();
+      } else schedule();
     };
     const visibility = () => {
-      if (document.visibilityState === 'visible') void tick();
+      if (visible()) void tick();
       else {
         clearTimeout(timer);
         running?.abort();
+        running = undefined;
       }
     };
-    kick.current = () => void tick();
+    control.current = { now: () => void tick(), reschedule: schedule };
     document.addEventListener('visibilitychange', visibility);
     void tick();
     return () => {
@@ -57,6 +70,13 @@ export function usePoll<T>(path: string | null, everyMs: number): Polled<T> {
       running?.abort();
       document.removeEventListener('visibilitychange', visibility);
     };
-  }, [path, everyMs]);
-  return { data: state.data, error: state.error, at: state.at, refresh: () => kick.current() };
+  }, [path]);
+
+  // A new interval takes effect at once, without dropping the data or the request under way.
+  useEffect(() => {
+    every.current = everyMs;
+    control.current.reschedule();
+  }, [everyMs]);
+
+  return { data: state.data, error: state.error, at: state.at, refresh: () => control.current.now() };
 }

@@ -21,7 +21,7 @@ export function OverviewView() {
         <Stat id="rows_out_per_s" label="rows out / s" value={rate(data.rows_out_per_s)} />
         <Stat id="dead_letters_total" label="dead letters" value={count(data.dead_letters_total)} tone={data.dead_letters_total > 0 ? 'bad' : undefined} />
         <Stat id="rss_bytes" label="memory (RSS)" value={bytes(data.rss_bytes)} />
-        <Stat id="cpu" label="CPU (one core = 100 %)" value={cpu(data.cpu)} />
+        <Stat id="cpu" label="CPU" value={cpu(data.cpu)} sub="100 % = one core" />
         <Stat id="uptime" label="up" value={duration(data.now - data.started_at)} sub={`weir ${data.version}`} />
       </div>
       <Section title="Last 15 minutes">
@@ -35,16 +35,16 @@ export function OverviewView() {
               series={[
                 { label: 'in / s', color: '#2f7ed8', values: h.map((p) => p.messages_in), format: rate },
                 { label: 'rows / s', color: '#2a9d5c', values: h.map((p) => p.rows_out), format: rate },
-                { label: 'dead / s', color: '#d9480f', values: h.map((p) => p.dead_letters), format: rate },
+                { label: 'dead / s', color: '#c92a2a', values: h.map((p) => p.dead_letters), format: rate },
               ]}
             />
             <Chart
               label="process memory and CPU"
-              height={120}
+              height={150}
               times={times}
               series={[
                 { label: 'RSS MiB', color: '#7048e8', values: h.map((p) => p.rss_bytes / 1024 / 1024), format: (v) => v.toFixed(1) },
-                { label: 'CPU %', color: '#868e96', values: h.map((p) => p.cpu * 100), format: (v) => v.toFixed(1) },
+                { label: 'CPU %', color: '#e8590c', values: h.map((p) => p.cpu * 100), format: (v) => v.toFixed(1), right: true },
               ]}
             />
           </>

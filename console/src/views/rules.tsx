@@ -18,6 +18,9 @@ const COUNTERS: readonly (keyof RuleCountersView)[] = [
   'actions.failed',
 ];
 
+/** Red when above 0: an evaluation error, or an output no action could store. A WHERE that is false (no_result) is not a fault. */
+const ALARMING: ReadonlySet<keyof RuleCountersView> = new Set(['failed.exception', 'actions.failed']);
+
 export function RulesView() {
   const { data, error } = usePoll<RuleView[]>('rules', 3000);
   if (!data) return error ? <Problem error={error} /> : <Loading what="the rules" />;
@@ -33,7 +36,6 @@ export function RulesView() {
 }
 
 function Rule({ rule: r }: { rule: RuleView }) {
-  const failing = r.counters.failed + r.counters['actions.failed'] > 0;
   return (
     <section class="card" data-rule={r.id}>
       <header class="card-head">
@@ -50,11 +52,11 @@ function Rule({ rule: r }: { rule: RuleView }) {
           matched / s: now <b>{rate(r.rate.now)}</b> · 5 min <b>{rate(r.rate.avg_5m)}</b> · max <b>{rate(r.rate.max)}</b>
         </span>
       </div>
-      <dl class={`counters${failing ? ' failing' : ''}`}>
+      <dl class="counters">
         {COUNTERS.map((k) => (
           <div key={k}>
             <dt>{k}</dt>
-            <dd data-counter={k} class={k.includes('failed') && r.counters[k] > 0 ? 'bad' : undefined}>
+            <dd data-counter={k} class={ALARMING.has(k) && r.counters[k] > 0 ? 'bad' : undefined}>
               {count(r.counters[k])}
             </dd>
           </div>

@@ -1,6 +1,6 @@
 // Trace: the next N messages of one rule, each step as weir saw it (received → rule output →
 // rendered row → stored or dead-lettered), shown as they arrive. weir keeps them in a bounded
-// buffer only while a trace runs; the page asks every half second while it runs (a message shows
+// buffer only while a trace runs; the page asks every quarter second while it runs (a message shows
 // within a second of being published) and every 5 s otherwise.
 import { useState } from 'preact/hooks';
 import type { TracedMessage, TraceRequest, TraceState, TraceStep } from '../../../src/core/app/console/api.js';
@@ -25,7 +25,7 @@ export function TraceView() {
   const allowed = access?.payloads === true;
   const rules = useRuleChoice(allowed);
   const [fast, setFast] = useState(false);
-  const trace = usePoll<TraceState>(allowed ? 'trace' : null, fast ? 500 : 5000);
+  const trace = usePoll<TraceState>(allowed ? 'trace' : null, fast ? 250 : 5000);
   const [count, setCount] = useState(10);
   const [error, setError] = useState<string | undefined>();
   const active = trace.data?.active === true;
