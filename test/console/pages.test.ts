@@ -2,9 +2,11 @@
 // on real Mosquitto and PostgreSQL. Every page loads with no console error and asks nothing of any
 // host but weir's; a screenshot of each goes to docs/console/. With the traffic stopped (quiesced),
 // each counter the Overview and Rules pages show equals /metrics; Try it shows the outputs
-// `weir eval` prints for the same input, and an SQL error at its line and column; a trace shows a
-// message published after it started; a letter replayed from the page is stored in the table; a
-// purge asks first, then removes the letter; at 380 px no page scrolls sideways.
+// `weir eval` prints for the same input, an SQL error at its line and column, and the row a running
+// rule's action would write (without writing it); a trace shows a message published after it
+// started; a letter replayed from the page is stored in the table; a purge asks first, then removes
+// the letter; at 380 px no page scrolls sideways; a hidden tab makes no request; a public port
+// without credentials gets no payloads and is told why.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -250,6 +252,15 @@ test('Try it shows what weir eval prints for the same input, and an SQL error at
   assert.equal(failed.ok, false);
   assert.ok(line && column, `a line and column: ${position}`);
   assert.match(failed.error ?? '', new RegExp(`\\b${line}:${column}\\b|line ${line}`), `weir eval names the same place: ${failed.error}`);
+  // A running rule: the row its action would write, and nothing written.
+  await w.page.check('input[name="mode"] >> nth=1');
+  await w.page.selectOption('select[name="rule"]', 'readings');
+  await w.page.fill('input[name="topic"]', 'lab/d7/reading');
+  await w.page.fill('textarea[name="payload"]', '{"seq": 424242, "temp": 21.5}');
+  await w.page.click('button[type="submit"]');
+  await w.page.waitForSelector('[data-action="tsdb"] [data-try="writes"]');
+  assert.deepEqual(JSON.parse((await w.page.textContent('[data-action="tsdb"] [data-try="writes"]')) ?? ''), [{ device_id: 'd7', seq: 424242, temp: 21.5 }]);
+  assert.deepEqual(await query(pgUrl, 'SELECT * FROM readings WHERE seq = 424242'), [], 'Try it writes nothing');
   assertClean(w, 'try');
 });
 
