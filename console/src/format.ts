@@ -52,3 +52,13 @@ export function time(at: number): string {
 export function json(v: unknown): string {
   return JSON.stringify(v, null, 2) ?? 'undefined';
 }
+
+/** Hex in lines of 16 bytes with their offset: `0000  7b 22 74 …`. */
+export function hexDump(hex: string): string {
+  const lines: string[] = [];
+  for (let i = 0; i < hex.length; i += 32) {
+    const bytes = hex.slice(i, i + 32).match(/../g) ?? [];
+    lines.push(`${(i / 2).toString(16).padStart(4, '0')}  ${bytes.join(' ')}`);
+  }
+  return lines.join('\n');
+}

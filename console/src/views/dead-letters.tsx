@@ -5,42 +5,10 @@ import { useState } from 'preact/hooks';
 import type { LetterAction, LetterActionResult, LetterDetail, LetterList } from '../../../src/core/app/console/api.js';
 import { useAccess } from '../access.js';
 import { messageOf, postJson } from '../api.js';
-import { count, json, time } from '../format.js';
+import { count, hexDump, json, time } from '../format.js';
+import { actionFilter, EMPTY, type Filter, letterQuery } from '../letter-filter.js';
 import { usePoll } from '../poll.js';
 import { AccessNote, Loading, Problem, Section } from '../ui.js';
-
-interface Filter {
-  rule: string;
-  sink: string;
-  reason: string;
-  since: string;
-  until: string;
-  limit: number;
-}
-
-const EMPTY: Filter = { rule: '', sink: '', reason: '', since: '', until: '', limit: 100 };
-
-/** The list's query string: only the fields set; times from the form's local date-time. */
-export function letterQuery(f: Filter): string {
-  const q = new URLSearchParams();
-  if (f.rule) q.set('rule', f.rule);
-  if (f.sink) q.set('sink', f.sink);
-  if (f.reason) q.set('reason', f.reason);
-  if (f.since) q.set('since', String(new Date(f.since).getTime()));
-  if (f.until) q.set('until', String(new Date(f.until).getTime()));
-  q.set('limit', String(f.limit));
-  return q.toString();
-}
-
-function actionFilter(f: Filter): NonNullable<LetterAction['filter']> {
-  return {
-    ...(f.rule ? { rule: f.rule } : {}),
-    ...(f.sink ? { sink: f.sink } : {}),
-    ...(f.reason ? { reason: f.reason } : {}),
-    ...(f.since ? { since: new Date(f.since).getTime() } : {}),
-    ...(f.until ? { until: new Date(f.until).getTime() } : {}),
-  };
-}
 
 export function DeadLettersView() {
   const access = useAccess();
@@ -217,14 +185,4 @@ function Letter({ id }: { id: string }) {
       ) : null}
     </div>
   );
-}
-
-/** Hex in lines of 16 bytes with their offset: `0000  7b 22 74 …`. */
-export function hexDump(hex: string): string {
-  const lines: string[] = [];
-  for (let i = 0; i < hex.length; i += 32) {
-    const bytes = hex.slice(i, i + 32).match(/../g) ?? [];
-    lines.push(`${(i / 2).toString(16).padStart(4, '0')}  ${bytes.join(' ')}`);
-  }
-  return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 // Overview: the connections, messages in and rows out per second, dead letters, the process's RSS
 // and CPU, and the last 15 minutes of them as weir keeps them in memory (HistoryPoint).
+import { useEffect } from 'preact/hooks';
 import type { Overview } from '../../../src/core/app/console/api.js';
 import { noteAccess } from '../access.js';
 import { Chart } from '../chart.js';
@@ -9,7 +10,10 @@ import { Badge, Loading, Problem, Section, Stat } from '../ui.js';
 
 export function OverviewView() {
   const { data, error } = usePoll<Overview>('overview', 3000);
-  if (data) noteAccess(data.access);
+  const access = data?.access;
+  useEffect(() => {
+    if (access) noteAccess(access);
+  }, [access]);
   if (!data) return error ? <Problem error={error} /> : <Loading what="the overview" />;
   const h = data.history;
   const times = h.map((p) => p.t);

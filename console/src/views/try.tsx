@@ -6,6 +6,7 @@ import type { TryEvent, TryRequest, TryResult } from '../../../src/core/app/cons
 import { useAccess } from '../access.js';
 import { messageOf, postJson } from '../api.js';
 import { json } from '../format.js';
+import { parseProperties } from '../user-properties.js';
 import { RuleSelect, useRuleChoice } from '../rule-choice.js';
 import { AccessNote, Problem, Section } from '../ui.js';
 
@@ -14,18 +15,6 @@ const SAMPLE_SQL = `SELECT
   clientid
 FROM "device/+/telemetry"
 WHERE payload.temp > 20`;
-
-/** `name=value` lines → user properties; a line without `=` is an error naming it. */
-export function parseProperties(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  text.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    const eq = line.indexOf('=');
-    if (eq <= 0) throw new Error(`user properties, line ${i + 1}: write name=value`);
-    out[line.slice(0, eq).trim()] = line.slice(eq + 1);
-  });
-  return out;
-}
 
 export function TryView() {
   const access = useAccess();
