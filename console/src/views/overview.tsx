@@ -61,8 +61,8 @@ export function OverviewView() {
               <tr>
                 <th>client id</th>
                 <th>state</th>
-                <th>session</th>
                 <th class="num">unacked / max</th>
+                <th>session</th>
               </tr>
             </thead>
             <tbody>
@@ -70,11 +70,11 @@ export function OverviewView() {
                 <tr key={c.client_id} data-connection={c.client_id}>
                   <td class="mono">{c.client_id}</td>
                   <td>{c.connected ? <Badge tone="ok">connected</Badge> : <Badge tone="bad">disconnected</Badge>}</td>
-                  <td>{c.session_present ? 'present' : 'new'}</td>
                   <td class="num">
                     <span data-counter="unacked">{count(c.unacked)}</span> / {count(c.max_unacked)}
                     <meter min={0} max={Math.max(1, c.max_unacked)} value={c.unacked} />
                   </td>
+                  <td>{c.session_present ? 'present' : 'new'}</td>
                 </tr>
               ))}
             </tbody>
