@@ -11,8 +11,11 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY patches ./patches
 COPY src ./src
 COPY bin ./bin
-# npm ci runs `prepare` (tsc). pulsar-client's install downloads its prebuilt native library here,
-# where the build has network access; it is optional, so the image still builds without it.
+# The console's page (console/), bundled by `npm run build` into dist/console/ with esbuild.
+COPY console ./console
+# npm ci runs `prepare` (npm run build: tsc, then the console's page). pulsar-client's install
+# downloads its prebuilt native library here, where the build has network access; it is optional,
+# so the image still builds without it.
 # The prune drops the devDependencies, among them the demo's embedded broker and database (aedes,
 # PGlite): `weir demo` in the image says how to install them.
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev

@@ -1,11 +1,13 @@
 // weir demo: the first run with nothing installed but Node. An in-process MQTT broker (aedes) and
 // an embedded PostgreSQL (PGlite over the pg wire protocol) on loopback ports, weir's own Runtime
 // on the shipped weir.yaml and rules/ with only the endpoints changed, and simulated devices
-// publishing the seeds' telemetry. A live line of counters until Ctrl-C, then an orderly stop.
+// publishing the seeds' telemetry. The console's URL, a live line of counters until Ctrl-C, then an
+// orderly stop.
 // Editing a rule file reloads the rules, as in `weir run` (core/app/rules-watch.ts), and says so.
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { CONSOLE_DIR } from '../core/app/console/console-static.js';
 import { Runtime } from '../core/app/runtime.js';
 import { watchRules, type RulesWatch } from '../core/app/rules-watch.js';
 import type { EmbeddedBroker } from '../embedded/broker.js';
@@ -27,16 +29,16 @@ const HELP = `usage: weir demo [--config FILE] [--devices N] [--interval-ms N] [
 
 Runs weir with nothing installed: an in-process MQTT broker (aedes, MQTT 3.1.1) and an embedded
 PostgreSQL (PGlite) on loopback ports, the shipped weir.yaml and rules/ with only their endpoints
-changed, and simulated devices publishing telemetry. Prints a live line of counters and where
-/metrics is, until Ctrl-C (SIGINT) or SIGTERM. The data lives in memory and is gone after.
-Editing a rule file (or SIGHUP) reloads the rules, as in weir run; an invalid edit is shown and
-the running rules stay.
+changed, and simulated devices publishing telemetry. Prints where the console (the page at /)
+and /metrics are, then a live line of counters until Ctrl-C (SIGINT) or SIGTERM. The data lives
+in memory and is gone after. Editing a rule file (or SIGHUP) reloads the rules, as in weir run; an
+invalid edit is shown and the running rules stay.
 
   -c, --config FILE   weir.yaml whose rules and sinks to run (default: the shipped one)
   --devices N         simulated devices (default 100)
   --interval-ms N     each device publishes one sample this often (default 1000)
   --size N            payload bytes (default 200, the seeds' sample)
-  --http-port N       port of /metrics, /healthz, /readyz (default ${DEFAULT_HTTP_PORT}; 0 picks a free one)
+  --http-port N       port of the console, /metrics, /healthz, /readyz (default ${DEFAULT_HTTP_PORT}; 0 picks a free one)
 `;
 
 /** `weir demo` (its summary is in commands.ts, which loads this file only when the demo runs). */
@@ -131,14 +133,17 @@ class Demo {
     this.rulesWatch = watchRules(this.runtime, config.rulesDir, this.log, (errors) => this.reloaded(config.rulesDir, errors));
     const tWeir = Date.now();
     this.devices = await simulateDevices({ url: this.broker.url, devices: o.devices, intervalMs: o.intervalMs, size: o.size });
-    const metricsUrl = `http://127.0.0.1:${this.runtime.httpPort}/metrics`;
+    const base = `http://127.0.0.1:${this.runtime.httpPort}`;
+    const metricsUrl = `${base}/metrics`;
+    const consoleNote = existsSync(join(CONSOLE_DIR, 'index.html')) ? '' : ' (not built: run `npm run build` first)';
     process.stdout.write(
       [
         `weir demo: broker ${this.broker.url} (aedes, in-process, MQTT 3.1.1), database ${this.db.url} (PGlite, in memory)`,
         `started in ${((Date.now() - t0) / 1000).toFixed(1)} s (broker ${tBroker - t0} ms, database ${tDb - tBroker} ms, migrations + weir ${tWeir - tDb} ms)`,
         `config: ${config.file} (from ${configFile}, endpoints changed), rules: ${config.rules.map((r) => r.id).join(', ')}`,
         `edit the rules in ${config.rulesDir}: a saved edit reloads them`,
-        `metrics: ${metricsUrl}   health: http://127.0.0.1:${this.runtime.httpPort}/readyz`,
+        `console: ${base}/${consoleNote}`,
+        `metrics: ${metricsUrl}   health: ${base}/readyz`,
         `${o.devices} simulated devices publish one ${o.size} B sample every ${o.intervalMs} ms. Ctrl-C stops.`,
         '',
       ].join('\n'),

@@ -1,6 +1,6 @@
 // What `weir dlq` prints: the table of letters, one letter in full, a replay's summary.
 import type { LetterSummary, StoredLetter } from '../dead-letters/letter-store.js';
-import type { ReplaySummary } from './dlq-replay.js';
+import type { ReplaySummary } from '../core/app/dead-letter-replay.js';
 import { columns } from './columns.js';
 
 const SHORT_ERROR = 60;

@@ -3,8 +3,8 @@
 // store cannot be read or something is left unstored.
 import type { WeirConfig } from '../config/types.js';
 import { narrows, type LetterFilter, type LetterStore } from '../dead-letters/letter-store.js';
-import { openLetterStore } from './dlq-store.js';
-import { replay } from './dlq-replay.js';
+import { openLetterStore } from '../core/app/dead-letter-store.js';
+import { replay } from '../core/app/dead-letter-replay.js';
 import { errorText } from '../errors.js';
 import { createLogger, redactUrl } from '../log.js';
 import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse, usageError, type Parsed } from './args.js';

@@ -16,7 +16,7 @@ import { Value } from '@sinclair/typebox/value';
 import { CONFIG_OPTION, parse } from './args.js';
 import type { Command } from './command.js';
 import { junitXml, type JunitCase, type JunitSuite } from './junit.js';
-import { testEventMaker } from './test-event.js';
+import { testEventMaker } from '../core/app/test-event.js';
 
 const HELP = `usage: weir test [--config FILE] [--junit FILE] [PATH ...]
 

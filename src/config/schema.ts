@@ -131,7 +131,12 @@ export type BrokerConfig = Static<typeof BrokerSpec>;
 export const HttpSpec = Type.Object(
   {
     host: Type.String({ default: '0.0.0.0' }),
-    port: Type.Integer({ minimum: 0, maximum: 65535, default: 9464, description: '/metrics, /healthz, /readyz, /rules, /sinks. 0 picks a free port.' }),
+    port: Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      default: 9464,
+      description: '/metrics, /healthz, /readyz, /rules, /sinks and the console (/api/). 0 picks a free port.',
+    }),
     basic_auth: Type.Optional(
       Type.Object(
         {
@@ -141,7 +146,7 @@ export const HttpSpec = Type.Object(
         {
           additionalProperties: false,
           description:
-            "HTTP basic authentication for /metrics, /rules, /sinks and the detail of /readyz. /healthz, and /readyz's status code with {ready}, stay open for liveness and readiness probes.",
+            "HTTP basic authentication for /metrics, /rules, /sinks, the console (/api/) and the detail of /readyz. /healthz, and /readyz's status code with {ready}, stay open for liveness and readiness probes.",
         },
       ),
     ),

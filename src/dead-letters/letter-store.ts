@@ -57,11 +57,13 @@ export interface LetterFilter {
   readonly since?: number;
   readonly until?: number;
   readonly state?: 'pending' | 'replayed';
+  /** Only these letters (the console's selection). */
+  readonly ids?: readonly string[];
 }
 
 /** Whether a filter selects anything narrower than every letter (purge demands one, or --all). */
 export function narrows(f: LetterFilter): boolean {
-  return [f.rule, f.sink, f.reason, f.since, f.until, f.state].some((v) => v !== undefined);
+  return [f.rule, f.sink, f.reason, f.since, f.until, f.state, f.ids].some((v) => v !== undefined);
 }
 
 /** The filter as a predicate, for stores that read every letter (the file). */
@@ -73,6 +75,7 @@ export function matches(l: LetterSummary, f: LetterFilter): boolean {
   if (f.until !== undefined && l.receivedAt >= f.until) return false;
   if (f.state === 'pending' && l.replay) return false;
   if (f.state === 'replayed' && !l.replay) return false;
+  if (f.ids !== undefined && !f.ids.includes(l.id)) return false;
   return true;
 }
 

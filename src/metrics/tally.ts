@@ -25,6 +25,8 @@ export interface TallyFamily {
   labels(...values: string[]): Tally;
   /** Shorthand for a family without labels. */
   inc(n?: number): void;
+  /** The sum over every label set: what a PromQL sum() of the family gives at this moment. */
+  total(): number;
 }
 
 /** `created` is told of each tally when it is first made (a gauge samples it from then on). */
@@ -39,7 +41,12 @@ function family(labelNames: string[], tallies: Map<string, Tally>, created?: (va
     }
     return t;
   };
-  return { labels, inc: (n = 1) => labels().inc(n) };
+  const total = () => {
+    let sum = 0;
+    for (const t of tallies.values()) sum += t.value;
+    return sum;
+  };
+  return { labels, inc: (n = 1) => labels().inc(n), total };
 }
 
 export function tallyCounter(registry: Registry, name: string, help: string, labelNames: string[]): TallyFamily {

@@ -7,12 +7,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { sharedMosquitto } from '../harness/mosquitto.js';
-import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
 import { tempDir, waitFor } from '../harness/process.js';
-import { runCli, startWeir, type WeirProcess } from '../harness/weir.js';
-import { dlq, listed, publish } from './dlq-cli.js';
-import { endSessions, query, telemetryFiles } from './fixtures.js';
+import { runCli, type WeirProcess } from '../harness/weir.js';
+import { dlq, listed, publish, READINGS_DDL, readingsRule, startOnTable } from './dlq-cli.js';
+import { endSessions, query } from './fixtures.js';
 
 const running: WeirProcess[] = [];
 const sessions: Array<[string, string]> = [];
@@ -21,36 +19,18 @@ after(async () => {
   for (const [url, id] of sessions) await endSessions(url, id, 1);
 });
 
-/**
- * A weir on one rule of the test's own (writing a table the test created with `ddl`) and the
- * given dead-letter store, started on a fresh database; the rows are refused until the test fixes
- * the table.
- */
+/** startOnTable with the given dead-letter store; its weir and session are ended after the tests. */
 async function start(clientId: string, ddl: string, deadLetter: string, rule: string) {
-  const { url: mqttUrl } = await sharedMosquitto();
-  const pgUrl = await freshDatabase((await sharedPostgres()).url);
-  await query(pgUrl, ddl);
-  sessions.push([mqttUrl, clientId]);
-  const base = telemetryFiles({ mqttUrl, pgUrl, clientId, connections: 1 });
-  const weir = await startWeir({ config: base.config.replace('dead_letter: { sink: tsdb }', `dead_letter: ${deadLetter}`), rules: { 'rule.yaml': rule } });
-  running.push(weir);
-  await waitFor(() => weir.ready(), 20_000, 'weir ready');
-  return { mqttUrl, pgUrl, weir, cfg: join(weir.dir, 'weir.yaml') };
+  const started = await startOnTable(clientId, ddl, rule, (c) => c.replace('dead_letter: { sink: tsdb }', `dead_letter: ${deadLetter}`));
+  running.push(started.weir);
+  sessions.push([started.mqttUrl, clientId]);
+  return started;
 }
 
 test('letters a table refused are replayed once the table is fixed: each stored exactly once, the ledger reconciles, a second replay sends nothing', {
   timeout: 120_000,
 }, async () => {
-  const rule = `id: readings
-sql: SELECT clientid AS device_id, payload.seq AS seq, payload.temp AS temp FROM "dlq/+/reading"
-actions:
-  - sink: tsdb
-    table: readings
-    columns: { device_id: '\${device_id}', seq: '\${seq}', temp: '\${temp}' }
-`;
-  const ddl =
-    'CREATE TABLE readings (device_id text NOT NULL, seq bigint NOT NULL, temp double precision CONSTRAINT plausible CHECK (temp < 50), PRIMARY KEY (device_id, seq))';
-  const { mqttUrl, pgUrl, weir, cfg } = await start('weir-dlq-pg', ddl, '{ sink: tsdb }', rule);
+  const { mqttUrl, pgUrl, weir, cfg } = await start('weir-dlq-pg', READINGS_DDL, '{ sink: tsdb }', readingsRule('dlq'));
 
   // Every third reading is hotter than the CHECK allows: 20 of 60 rows are refused.
   const N = 60;

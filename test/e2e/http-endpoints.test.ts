@@ -1,7 +1,8 @@
 // The HTTP endpoints (operators' issue, item 3), on a weir process against real Mosquitto and
 // PostgreSQL: HEAD answered like GET without a body, the process metrics and weir_build_info on
 // /metrics, and http.basic_auth: 401 without the credentials, 200 with them, /healthz and
-// /readyz's verdict open for probes, `weir reconcile` reading /metrics with credentials in the URL.
+// /readyz's verdict open for probes, the console's page protected like /metrics, `weir reconcile`
+// reading /metrics with credentials in the URL.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -60,7 +61,7 @@ test('HEAD like GET without a body, process metrics and build info, basic auth w
   assert.equal(metrics.get(`weir_build_info{version="0.1.0",node="${process.versions.node}"}`), 1);
 
   // Basic auth: nothing but the probes without the credentials.
-  for (const path of ['/metrics', '/rules', '/sinks']) {
+  for (const path of ['/metrics', '/rules', '/sinks', '/', '/assets/app.js']) {
     const r = await get(path);
     assert.equal(r.status, 401, `GET ${path} without credentials`);
     assert.match(r.headers.get('www-authenticate') ?? '', /^Basic realm="weir"/);

@@ -1,6 +1,6 @@
 // The README's first command, run as a user runs it: `npm run demo` in a fresh process group, rows
-// stored within 60 s, then Ctrl-C (SIGINT to the group) and a clean exit. Needs no service: the
-// demo brings its own broker and database.
+// stored within 60 s, the console at the address it prints, then Ctrl-C (SIGINT to the group) and a
+// clean exit. Needs no service: the demo brings its own broker and database.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { spawnDemo } from './demo-process.js';
@@ -35,6 +35,12 @@ test('npm run demo: rows stored within 60 s, Ctrl-C stops it cleanly', { timeout
       .filter((l) => l.startsWith('weir_sink_success_total'))
       .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
     assert.ok(success > 0, `weir_sink_success_total is 0 at ${metricsUrl}`);
+    // The console's address it prints is the page (built by npm ci's prepare, or npm run build).
+    const consoleUrl = /console: (\S+)/.exec(out)?.[1];
+    assert.equal(consoleUrl, metricsUrl!.replace(/metrics$/, ''), out);
+    const page = await fetch(consoleUrl!);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /<script type="module" src="assets\/app\.js">/);
   } finally {
     if (child.exitCode === null) process.kill(-child.pid!, 'SIGINT');
   }

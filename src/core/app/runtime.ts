@@ -21,6 +21,9 @@ import { SinkRunner } from '../path/sink-runner.js';
 import type { Sink } from '../../sinks/types.js';
 import { StartupMigration } from './migrate-sinks.js';
 import { Fleet, fleetOff, type LeaveMode } from '../fleet/fleet.js';
+import { Tracer } from '../path/trace.js';
+import { History } from './console/history.js';
+import { ConsoleApi } from './console/routes.js';
 
 export interface StopOptions {
   /** How long to wait for in-flight messages to be stored and acked. */
@@ -59,6 +62,12 @@ export class Runtime {
   private reloadFailure: ReloadFailure | undefined;
   /** The parts stop() gave up closing (a peer that did not answer): their sockets stay open. */
   readonly leftBehind: string[] = [];
+  /** The console's trace of a rule's next messages (core/path/trace.ts): nothing is traced until asked. */
+  readonly tracer = new Tracer();
+  /** The console's last 15 minutes (console/history.ts), sampled from start() on. */
+  readonly history: History;
+  readonly consoleApi: ConsoleApi;
+  readonly startedAt = Date.now();
 
   constructor(
     readonly cfg: WeirConfig,
@@ -77,14 +86,37 @@ export class Runtime {
     );
     const fallback = besideConfig(cfg, cfg.deadLetter.fallback_file);
     const dlq = new DeadLetterQueue(deadLetterStore(cfg, sinks), DEAD_LETTER_POLICY, this.metrics, log, this.abort.signal, fallback);
-    for (const sc of cfg.sinks.values()) this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal));
-    this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log);
+    for (const sc of cfg.sinks.values())
+      this.runners.set(sc.name, new SinkRunner(sc, sinks.get(sc.name)!, dlq, this.metrics, log, this.abort.signal, this.tracer));
+    this.pipeline = new Pipeline(cfg.broker, cfg.node, this.runners, dlq, this.metrics, log, this.tracer);
     this.connections = new BrokerConnections(cfg.broker, (msg, settlement) => this.pipeline.handle(msg, settlement), this.metrics, log, opts.session);
     const off = opts.session === 'transient' ? 'weir run --transient' : fleetOff(cfg.broker);
     if (off) log.info({ why: off }, 'fleet presence off: SIGTERM keeps the sessions unless --drain');
     const filters = () => this.connections.subscriptionFilters(this.pipeline.filters());
     this.fleet = off ? undefined : new Fleet(cfg.broker, (msg, settlement) => this.pipeline.handle(msg, settlement), filters, this.metrics, log);
     if (opts.migrate?.length) this.migration = new StartupMigration(opts.migrate, log);
+    const m = this.metrics;
+    this.history = new History({
+      messagesIn: () => m.ingestReceived.total(),
+      rowsOut: () => m.sinkSuccess.total(),
+      deadLetters: () => m.deadLetters.total(),
+      ruleMatched: () => this.pipeline.liveRules.map((r) => [r.cfg.id, r.counters.matched.value] as const),
+    });
+    this.consoleApi = new ConsoleApi(
+      {
+        cfg,
+        metrics: m,
+        pipeline: this.pipeline,
+        runners: this.runners,
+        connections: this.connections,
+        tracer: this.tracer,
+        history: this.history,
+        startedAt: this.startedAt,
+        log,
+        reloadFailure: () => this.reloadFailure,
+      },
+      log.child({ part: 'console' }),
+    );
   }
 
   get httpPort(): number | undefined {
@@ -105,7 +137,9 @@ export class Runtime {
       readiness: () => this.readiness(),
       rules: () => ruleStatus(this.pipeline.liveRules, this.reloadFailure),
       sinks: () => [...this.runners.values()].map((r) => ({ name: r.name, type: r.cfg.sinkType.type, ...r.status })),
+      consoleApi: (req, res, url, authed) => this.consoleApi.handle(req, res, url, authed),
     });
+    this.history.start();
     if (this.migration) return this.migration.run(this.startup.signal);
     return !this.stopping;
   }
@@ -202,6 +236,8 @@ export class Runtime {
     if (!drained) this.log.warn('grace period over with messages unacked; the broker will redeliver them');
     this.abort.abort();
     clearInterval(this.probeTimer);
+    this.history.stop();
+    await this.consoleApi.close();
     // Closing waits on peers (DISCONNECT written, producers closed on the broker, HTTP clients
     // gone); a peer that does not answer must not hold the process past the grace period, so
     // each step is bounded, with a few seconds of its own when the grace is already spent.

@@ -69,6 +69,7 @@ export class MqttSession {
   private readonly pending = new Map<number, (ok: boolean, detail: string) => void>();
   private connectedWaiters: Array<() => void> = [];
   private readonly liveness: Liveness;
+  private present = false;
   private readonly reconnect: ReconnectPolicy;
 
   constructor(
@@ -86,6 +87,11 @@ export class MqttSession {
 
   get connected(): boolean {
     return this.state === 'connected';
+  }
+
+  /** Whether the broker resumed a session at the last CONNACK (false until the first). */
+  get sessionPresent(): boolean {
+    return this.present;
   }
 
   get unacked(): number {
@@ -276,6 +282,7 @@ export class MqttSession {
   }
 
   private onConnected(sock: net.Socket, sessionPresent: boolean): void {
+    this.present = sessionPresent;
     this.reconnect.connected();
     this.state = 'connected';
     const window = new AckWindow(

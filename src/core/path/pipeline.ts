@@ -17,11 +17,14 @@ import { TopicRouter } from './router.js';
 import type { Settlement } from '../ingest/ack-path.js';
 import { EventFactory } from '../ingest/event.js';
 import type { ActionHandle, SinkRunner } from './sink-runner.js';
+import { Tracer } from './trace.js';
 
 export interface LiveRule {
   readonly cfg: RuleConfig;
   readonly actions: ReadonlyArray<{ runner: SinkRunner; handle: ActionHandle }>;
   readonly counters: RuleCounters;
+  /** The last failure of the rule on a message (an exception, a payload it could not read), for the console. */
+  lastError?: { readonly at: number; readonly message: string };
 }
 
 export class Pipeline {
@@ -36,6 +39,8 @@ export class Pipeline {
     private readonly dlq: DeadLetterQueue,
     private readonly metrics: Metrics,
     private readonly log: Logger,
+    /** Tested once per rule a message reaches: undefined `active` when no one traces (trace.ts). */
+    private readonly tracer = new Tracer(),
   ) {
     this.events = new EventFactory(broker, node);
   }
@@ -102,6 +107,7 @@ export class Pipeline {
     for (const rule of rules) {
       const id = rule.cfg.id;
       rule.counters.matched.inc();
+      if (this.tracer.active !== undefined) this.tracer.active.received(id, event);
       if (rule.cfg.payloadFormat === 'json' && ctx.decodedPayload() === undefined) {
         this.ruleFailed(rule, event, 'invalid_payload', invalidPayloadError(ctx), settlement);
         continue;
@@ -136,6 +142,7 @@ export class Pipeline {
   /** Sends a rule's outputs to its actions, each held in `settlement` until it is durable. */
   private dispatch(rule: LiveRule, result: EvalResult, event: RuleEvent, settlement: Settlement): void {
     const c = rule.counters;
+    if (this.tracer.active !== undefined) this.tracer.active.output(rule.cfg.id, event, result, rule.actions.length);
     if (!result.matched || result.outputs.length === 0) {
       c.failed.inc();
       c.failedNoResult.inc();
@@ -156,6 +163,8 @@ export class Pipeline {
     const id = rule.cfg.id;
     rule.counters.failed.inc();
     rule.counters.failedException.inc();
+    rule.lastError = { at: Date.now(), message: `${reason}: ${error}` };
+    if (this.tracer.active !== undefined) this.tracer.active.finished(id, event, 'dead_lettered', undefined, { reason, error });
     this.log.debug({ rule: id, reason, err: error, topic: event.topic }, 'rule failed on a message; dead-lettering it');
     settlement.hold();
     this.putLetter(letterFor(event, { ruleId: id, sink: '', reason, error }), settlement);

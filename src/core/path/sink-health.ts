@@ -50,6 +50,8 @@ export class SinkHealth {
   private since = Date.now();
   private downLogged = 0;
   private readonly failures = new Map<string, Failure>();
+  /** The last error seen, kept after the sink is up again (the console shows it with its time). */
+  lastError: { readonly at: number; readonly message: string } | undefined;
 
   constructor(
     private readonly sink: string,
@@ -81,6 +83,7 @@ export class SinkHealth {
     const error = `${kind ? `${kind}: ` : ''}${redactUrl(errorText(err))}`;
     const now = Date.now();
     const level = kind ? 'error' : 'warn';
+    this.lastError = { at: now, message: error };
     if (this.reach !== 'down') {
       const first = this.reach === 'starting';
       this.log[level](
@@ -103,6 +106,7 @@ export class SinkHealth {
   failing(rule: string, kind: string, err: unknown): void {
     const error = redactUrl(errorText(err));
     const now = Date.now();
+    this.lastError = { at: now, message: `${kind}: ${error}` };
     let f = this.failures.get(rule);
     if (!f) this.failures.set(rule, (f = { kind, error, since: now, logged: 0 }));
     f.kind = kind;

@@ -21,6 +21,8 @@ import { Batcher } from './batcher.js';
 import { letterFor } from '../../dead-letters/letter.js';
 import type { DeadLetterQueue } from './dead-letter-queue.js';
 import { SinkHealth, type SinkHealthStatus } from './sink-health.js';
+import { Tracer } from './trace.js';
+import { WriteWindow } from './write-window.js';
 
 /**
  * One item from enqueue to its end. It is also the SinkInput the encoder reads, so an item costs
@@ -72,6 +74,8 @@ export class SinkRunner {
   /** Batch streams by their key: a sink's batchKey, or the action itself when it gives none. */
   private readonly streams = new Map<unknown, BatchStream>();
   private readonly health: SinkHealth;
+  /** The last writes' durations and sizes, for the console (write-window.ts). */
+  readonly writes = new WriteWindow();
 
   constructor(
     readonly cfg: SinkConfig,
@@ -80,6 +84,8 @@ export class SinkRunner {
     private readonly metrics: Metrics,
     private readonly log: Logger,
     private readonly signal: AbortSignal,
+    /** Tested once per item: undefined `active` when no one traces (trace.ts). */
+    private readonly tracer = new Tracer(),
   ) {
     this.name = cfg.name;
     this.queue = new PQueue({ concurrency: cfg.max_in_flight });
@@ -97,6 +103,11 @@ export class SinkRunner {
   get status(): SinkHealthStatus & { up: boolean; last_error: string; pending_batches: number } {
     const h = this.health.status();
     return { up: h.ready, last_error: h.reason, ...h, pending_batches: this.queue.size + this.queue.pending };
+  }
+
+  /** The last error of a connect, probe or write, and when (kept after the sink recovers). */
+  get lastError(): { readonly at: number; readonly message: string } | undefined {
+    return this.health.lastError;
   }
 
   /** Connects, retrying with backoff until it succeeds or the runner is stopped. */
@@ -172,6 +183,7 @@ export class SinkRunner {
     // message in flight, copied by every young-generation collection it lives through (Pulsar
     // benchmark, 4 runs each: GC 8.2 -> 6.0-6.9 µs and weir 35-38 -> 27-34 µs per message). A
     // dead letter written after this shows what was sent (the action's describe()) instead.
+    if (this.tracer.active !== undefined) this.tracer.active.rendered(handle.ruleId, event, this.name, () => describe(handle.bound, entry.item) ?? record);
     entry.record = undefined;
     handle.counters.queuing.inc();
     handle.stream.batcher.add(entry, bytes);
@@ -218,8 +230,10 @@ export class SinkRunner {
       }
       return this.retryLater(batch, attempt, err, cls);
     }
-    m.batchLatency.labels(this.name).observe((performance.now() - started) / 1000);
+    const ms = performance.now() - started;
+    m.batchLatency.labels(this.name).observe(ms / 1000);
     m.batchSize.labels(this.name).observe(batch.length);
+    this.writes.add(ms, batch.length);
     // Up only when the sink took something: a result that asks to retry every item is an outage.
     if (result.retry.length < batch.length) for (const rule of rulesOf(batch)) this.health.wrote(rule);
     const failed = result.retry.length || result.rejected.length ? new Set<number>([...result.retry, ...result.rejected.map((r) => r.index)]) : undefined;
@@ -230,6 +244,7 @@ export class SinkRunner {
       a.ruleCounters.actionsSuccess.inc(n);
     });
     for (const e of stored) e.waiter.itemDone('stored');
+    if (this.tracer.active !== undefined) for (const e of stored) this.tracer.active.finished(e.ruleId, e.event, 'stored', this.name);
     for (const r of result.rejected) await this.deadLetter([batch[r.index]!], 'rejected', r.error, true);
     if (result.retry.length) {
       await this.retryLater(
@@ -257,6 +272,7 @@ export class SinkRunner {
       for (const e of batch) {
         e.action.counters.failed.inc();
         e.action.counters.inflight.dec();
+        if (this.tracer.active !== undefined) this.tracer.active.finished(e.ruleId, e.event, 'failed', this.name, { error: 'stopped before it was stored' });
       }
       return;
     }
@@ -285,6 +301,7 @@ export class SinkRunner {
       if (wasInflight) e.action.counters.inflight.dec();
       e.action.ruleCounters.actionsFailed.inc();
       e.waiter.itemDone('dead_lettered', letters[i]);
+      if (this.tracer.active !== undefined) this.tracer.active.finished(e.ruleId, e.event, 'dead_lettered', this.name, { reason, error });
     }
   }
 }
@@ -325,8 +342,8 @@ function safeClassify(sink: Sink, err: unknown): ErrorClass {
   }
 }
 
-/** What a dead letter shows for an item refused after it was encoded; never throws. */
-function describe(bound: BoundAction<unknown>, item: unknown): OutputRecord | undefined {
+/** What a dead letter (or the console) shows of an encoded item: the row or message it is; never throws. */
+export function describe(bound: BoundAction<unknown>, item: unknown): OutputRecord | undefined {
   if (item === undefined || !bound.describe) return undefined;
   try {
     return bound.describe(item);

@@ -48,18 +48,26 @@ function errorLine(err: unknown): string {
   return JSON.stringify({ ok: false, error: message });
 }
 
+/**
+ * Evaluates one input (an eval line's object: sql or jsonata, event, rule_id): what `weir eval`
+ * prints for it, and the console's Try it. Throws what compiling or evaluating threw.
+ */
+export async function evalInput(input: Obj): Promise<{ matched: boolean; outputs: unknown }> {
+  const rule = ruleFor(input);
+  const ruleId = typeof input.rule_id === 'string' ? input.rule_id : 'eval';
+  const result = await rule.evaluate(createMessageContext(eventFromJson(input.event)), ruleId);
+  return { matched: result.matched, outputs: toJsonValue(result.matched ? result.outputs : []) };
+}
+
 /** Evaluates one input line and answers the output line (without the newline). */
 export async function evalLine(line: string): Promise<string> {
   try {
     // Floats written as 2.0 in the line stay floats, in a payload given as JSON too.
     const input: unknown = parseJson(line);
     if (!isObj(input)) throw new Error('each line must be a JSON object');
-    const rule = ruleFor(input);
-    const ruleId = typeof input.rule_id === 'string' ? input.rule_id : 'eval';
-    const result = await rule.evaluate(createMessageContext(eventFromJson(input.event)), ruleId);
-    const outputs = result.matched ? result.outputs : [];
+    const { matched, outputs } = await evalInput(input);
     // toJson, not JSON.stringify: a float with a whole value prints as 2.0.
-    return `{"ok":true,"matched":${result.matched},"outputs":${toJson(toJsonValue(outputs))}}`;
+    return `{"ok":true,"matched":${matched},"outputs":${toJson(outputs)}}`;
   } catch (err) {
     return errorLine(err);
   }

@@ -85,7 +85,7 @@ function show(v: unknown): string {
 
 /**
  * Makes the event of a test's fields. The engine's own (eventFromJson) takes them as they are;
- * `weir test` passes the one `weir run` uses (cli/test-event.ts), so a test sees what is stored.
+ * `weir test` passes the one `weir run` uses (core/app/test-event.ts), so a test sees what is stored.
  */
 export type EventMaker = (fields: Record<string, unknown>) => RuleEvent;
 

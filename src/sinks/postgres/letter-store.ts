@@ -168,6 +168,7 @@ function conditions(f: LetterFilter, params: unknown[]): string {
   if (f.until !== undefined) c.push(`received_at < ${p(new Date(f.until))}`);
   if (f.state === 'pending') c.push('replayed_at IS NULL');
   if (f.state === 'replayed') c.push('replayed_at IS NOT NULL');
+  if (f.ids !== undefined) c.push(`id::text = ANY (${p(f.ids)}::text[])`);
   return c.join(' AND ');
 }
 

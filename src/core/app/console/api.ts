@@ -116,7 +116,11 @@ export interface ReconcileRow {
   readonly in_flight: number;
   /** hits - stored - dead_lettered - in_flight: 0 is green. */
   readonly difference: number;
-  /** The sink's own count (SinkType.count) since weir started, when the sink can count. */
+  /**
+   * The sink's own count (SinkType.count: PostgreSQL's ledger rows for the rule), when the sink can
+   * count: what it gained since the console's first count plus what weir had stored by then, so
+   * sink_difference = sink_count - stored shows a difference that appears after it (docs/console.md).
+   */
   readonly sink_count?: number;
   readonly sink_difference?: number;
 }

@@ -1,4 +1,4 @@
-// `weir dlq replay`: dead letters sent back through the current rules and actions, in-process,
+// `weir dlq replay` and the console's replay: dead letters sent back through the current rules and actions, in-process,
 // by the runtime's own Pipeline and SinkRunners (so a row is written, batched, retried, split
 // around refusals and counted in weir_ledger exactly as a live message's), with nothing acked to
 // any broker. Each letter becomes a message again (topic, payload, its original receive time) and
@@ -11,20 +11,20 @@
 // through the outcome. Until its mark is written a letter stays pending, so a replay cut short
 // (Ctrl-C, a crash) is run again; a row stored before the cut is then written again, which the
 // action's on_conflict absorbs as it absorbs a redelivered message.
-import type { RuleConfig, WeirConfig } from '../config/types.js';
-import { besideConfig } from '../core/app/dead-letter-place.js';
-import { DeadLetterQueue } from '../core/path/dead-letter-queue.js';
-import { reducedLetter, type DeadLetter, type DeadLetterStore } from '../dead-letters/letter.js';
-import type { InboundMessage } from '../core/ingest/message.js';
-import { CallbackSettlement, type MessageOutcome } from '../core/ingest/ack-path.js';
-import { Pipeline } from '../core/path/pipeline.js';
-import { SinkRunner } from '../core/path/sink-runner.js';
-import { errorText } from '../errors.js';
-import type { Logger } from '../log.js';
-import { createMetrics } from '../metrics/names.js';
-import { DEAD_LETTER_POLICY, sleep } from '../retry/backoff.js';
-import { stripShare, topicMatches } from '../rules/topic.js';
-import type { LetterFilter, LetterStore, ReplayMark, StoredLetter } from '../dead-letters/letter-store.js';
+import type { RuleConfig, WeirConfig } from '../../config/types.js';
+import { besideConfig } from './dead-letter-place.js';
+import { DeadLetterQueue } from '../path/dead-letter-queue.js';
+import { reducedLetter, type DeadLetter, type DeadLetterStore } from '../../dead-letters/letter.js';
+import type { InboundMessage } from '../ingest/message.js';
+import { CallbackSettlement, type MessageOutcome } from '../ingest/ack-path.js';
+import { Pipeline } from '../path/pipeline.js';
+import { SinkRunner } from '../path/sink-runner.js';
+import { errorText } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import { createMetrics } from '../../metrics/names.js';
+import { DEAD_LETTER_POLICY, sleep } from '../../retry/backoff.js';
+import { stripShare, topicMatches } from '../../rules/topic.js';
+import type { LetterFilter, LetterStore, ReplayMark, StoredLetter } from '../../dead-letters/letter-store.js';
 
 export interface ReplayOptions {
   readonly filter: LetterFilter;
@@ -34,6 +34,8 @@ export interface ReplayOptions {
   readonly log: Logger;
   /** Called after each letter has ended. */
   readonly progress?: (s: ReplaySummary) => void;
+  /** Told how each letter ended: stored, dead_lettered, no_output, or why it was skipped or failed (left pending). */
+  readonly outcome?: (letter: StoredLetter, outcome: string) => void;
 }
 
 export interface ReplaySummary {
@@ -137,8 +139,8 @@ class Replayer {
     s.selected++;
     try {
       const route = await this.route(letter);
-      if ('skip' in route) return this.skipped(route.skip);
-      if (!reads(route.rules, letter.topic)) return this.skipped(`rule ${letter.ruleId} does not read the letter's topic now`);
+      if ('skip' in route) return this.skipped(letter, route.skip);
+      if (!reads(route.rules, letter.topic)) return this.skipped(letter, `rule ${letter.ruleId} does not read the letter's topic now`);
       const outcome = await Promise.race([this.send(route.pipeline, letter), this.aborted]);
       if (!outcome) return this.failed(letter, 'interrupted before it settled');
       await this.mark(letter, outcome);
@@ -177,17 +179,20 @@ class Replayer {
     }
     if (!done) return this.failed(letter, 'already marked by another replay');
     const s = this.summary;
+    this.opts.outcome?.(letter, mark.outcome);
     if (mark.outcome === 'stored') s.stored++;
     else if (mark.outcome === 'no_output') s.noOutput++;
     else s.deadLettered++;
     for (const l of written) s.newReasons.set(l.reason, (s.newReasons.get(l.reason) ?? 0) + 1);
   }
 
-  private skipped(why: string): void {
+  private skipped(letter: StoredLetter, why: string): void {
+    this.opts.outcome?.(letter, `skipped: ${why}`);
     this.summary.skipped.set(why, (this.summary.skipped.get(why) ?? 0) + 1);
   }
 
   private failed(letter: StoredLetter, why: string): void {
+    this.opts.outcome?.(letter, `failed: ${why}`);
     this.summary.failed++;
     if (this.summary.errors.length < KEPT_ERRORS) this.summary.errors.push(`letter ${letter.id}: ${why}`);
   }

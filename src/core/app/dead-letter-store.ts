@@ -1,12 +1,12 @@
 // The dead letters `weir dlq` works on: where `weir run` writes them (core/app/dead-letter-place.ts),
 // or with --fallback the fallback file, where letters go that their store refused even reduced.
 import { existsSync } from 'node:fs';
-import type { WeirConfig } from '../config/types.js';
-import { besideConfig, deadLetterPlace } from '../core/app/dead-letter-place.js';
-import { WeirError } from '../errors.js';
-import { silentLogger } from '../log.js';
-import { FileLetterStore } from '../dead-letters/file-store.js';
-import type { LetterStore } from '../dead-letters/letter-store.js';
+import type { WeirConfig } from '../../config/types.js';
+import { besideConfig, deadLetterPlace } from './dead-letter-place.js';
+import { WeirError } from '../../errors.js';
+import { silentLogger } from '../../log.js';
+import { FileLetterStore } from '../../dead-letters/file-store.js';
+import type { LetterStore } from '../../dead-letters/letter-store.js';
 
 export function openLetterStore(cfg: WeirConfig, which: 'store' | 'fallback'): LetterStore {
   if (which === 'fallback') return new FileLetterStore(besideConfig(cfg, cfg.deadLetter.fallback_file));

@@ -1,13 +1,13 @@
-// A rule test's event (`tests: - event: {...}` in a rule file) made the way `weir run` makes the
-// event of a received message: the test's fields become a PUBLISH (topic, payload, QoS, flags,
-// MQTT 5 properties, receive time), and core/ingest/event.ts's EventFactory reads it with weir.yaml's
-// broker settings. So `publisher_clientid: {topic_level: 2}` gives a test the clientid the runtime
-// would store, and a rule test shows what is stored.
-import type { BrokerConfig } from '../config/schema.js';
-import { EventFactory } from '../core/ingest/event.js';
-import type { InboundMessage } from '../core/ingest/message.js';
-import { eventFromJson } from '../rules/tools/eval-lines.js';
-import type { RuleEvent } from '../rules/index.js';
+// A rule test's event (`tests: - event: {...}` in a rule file, or the console's Try it of a running
+// rule) made the way `weir run` makes the event of a received message: the test's fields become a
+// PUBLISH (topic, payload, QoS, flags, MQTT 5 properties, receive time), and core/ingest/event.ts's
+// EventFactory reads it with weir.yaml's broker settings. So `publisher_clientid: {topic_level: 2}`
+// gives a test the clientid the runtime would store, and a rule test shows what is stored.
+import type { BrokerConfig } from '../../config/schema.js';
+import { EventFactory } from '../ingest/event.js';
+import type { InboundMessage } from '../ingest/message.js';
+import { eventFromJson } from '../../rules/tools/eval-lines.js';
+import type { RuleEvent } from '../../rules/index.js';
 
 /** The publisher fields a subscriber is not told; a test may give them when the broker settings derive none. */
 const GIVEN_ONLY = ['clientid', 'username', 'peerhost'] as const;

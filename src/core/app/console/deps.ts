@@ -1,0 +1,24 @@
+// What the console's API reads of a running weir: the runtime's own parts, handed over as they
+// are (no copies), so every figure the console shows is the one /metrics exports.
+import type { WeirConfig } from '../../../config/types.js';
+import type { Logger } from '../../../log.js';
+import type { Metrics } from '../../../metrics/names.js';
+import type { BrokerConnections } from '../../ingest/connections.js';
+import type { Pipeline } from '../../path/pipeline.js';
+import type { SinkRunner } from '../../path/sink-runner.js';
+import type { Tracer } from '../../path/trace.js';
+import type { ReloadFailure } from '../rule-status.js';
+import type { History } from './history.js';
+
+export interface ConsoleDeps {
+  readonly cfg: WeirConfig;
+  readonly metrics: Metrics;
+  readonly pipeline: Pipeline;
+  readonly runners: ReadonlyMap<string, SinkRunner>;
+  readonly connections: BrokerConnections;
+  readonly tracer: Tracer;
+  readonly history: History;
+  readonly startedAt: number;
+  readonly log: Logger;
+  reloadFailure(): ReloadFailure | undefined;
+}
