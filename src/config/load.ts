@@ -18,7 +18,7 @@ import { didYouMean } from './did-you-mean.js';
 import { httpTlsProblems, resolveHttpTls } from './http-tls.js';
 import { ruleErrorAt } from './rule-error-at.js';
 import { checkTemplates, type RuleOutput } from './template-check.js';
-import { BrokerSpec, RuleFileSpec, WeirSpec, type BrokerConfig, type RuleFileConfig, type WeirFileConfig } from './schema.js';
+import { BrokerSpec, RuleFileSpec, SchemaSpec, WeirSpec, type BrokerConfig, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
 import { interpolateEnv, locate, locateKey, parseYaml, type YamlSource } from './yaml-source.js';
 import type { ActionConfig, RuleConfig, SinkConfig, WeirConfig } from './types.js';
@@ -164,7 +164,7 @@ export function loadSchemas(
 const boundFunctions = new WeakMap<SchemaRegistry, FunctionRegistry>();
 
 /** The function registry whose schema functions use `schemas`. */
-function functionsWith(schemas: SchemaRegistry | undefined): FunctionRegistry {
+export function functionsWith(schemas: SchemaRegistry | undefined): FunctionRegistry {
   if (schemas === undefined) return FUNCTIONS;
   let f = boundFunctions.get(schemas);
   if (f === undefined) {
@@ -188,6 +188,25 @@ export function readEventSettings(file: string, env: NodeJS.ProcessEnv = process
   // An unset variable leaves its value empty; where that breaks a broker setting, the schema says so.
   if (broker.errors.length) throw new ConfigErrors(broker.errors);
   return { broker: broker.value, node: typeof doc.node === 'string' ? doc.node : 'weir@localhost' };
+}
+
+/**
+ * The schemas of weir.yaml alone, for a command that evaluates rules but needs no sink (`weir eval
+ * -c`, `weir test`); without a file, a registry with none (Sparkplug B still decodes).
+ */
+export function readSchemaSettings(file: string | undefined, env: NodeJS.ProcessEnv = process.env): SchemaRegistry {
+  if (file === undefined) return SchemaRegistry.load({}, process.cwd(), new SparkplugAliases()).registry;
+  const errors: ConfigError[] = [];
+  const path = resolve(file);
+  const src = readSource(path, errors);
+  if (!src) throw new ConfigErrors(errors);
+  interpolateEnv(src, env);
+  const doc = (src.doc.toJS() ?? {}) as Record<string, unknown>;
+  const entries = validatePart<Record<string, SchemaEntry>>(Type.Record(Type.String(), SchemaSpec), doc.schemas ?? {}, src, ['schemas']);
+  errors.push(...entries.errors);
+  const registry = loadSchemas(entries.errors.length ? {} : entries.value, path, new SparkplugAliases(), errors, src);
+  if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
+  return registry;
 }
 
 function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, errors: ConfigError[]): SinkConfig | undefined {
