@@ -4,6 +4,7 @@
 // knows no schema library: the codecs come in through PayloadSchemas, which src/schemas/
 // implements, so a rule compiled without them fails on a call with a clear message.
 import { RuleEvalError } from '../errors.js';
+import { rawPayloadOf } from '../compile/context.js';
 import type { Scope } from '../compile/scope.js';
 import { needStr } from './args.js';
 import { def, type FunctionSpec } from './registry.js';
@@ -21,7 +22,16 @@ export interface PayloadSchemas {
   spbEncode(value: unknown): Buffer;
 }
 
-/** The bytes of a payload argument: text as its UTF-8 bytes (weir keeps valid UTF-8 payloads as text). */
+/**
+ * The bytes of a payload argument: the message's own bytes when the argument is its payload (no
+ * copy), else text as its UTF-8 bytes (weir keeps valid UTF-8 payloads as text).
+ */
+function payloadBytes(fn: string, s: Scope, v: unknown): Buffer {
+  const own = s.event.payload;
+  if (Buffer.isBuffer(own) && (v === own || v === rawPayloadOf(s.ctx))) return own;
+  return bytesOf(fn, v);
+}
+
 function bytesOf(fn: string, v: unknown): Buffer {
   if (typeof v === 'string') return Buffer.from(v, 'utf8');
   if (v instanceof Uint8Array) return Buffer.isBuffer(v) ? v : Buffer.from(v.buffer, v.byteOffset, v.byteLength);
@@ -62,16 +72,18 @@ export function schemaFunctions(schemas: PayloadSchemas = NONE): FunctionSpec[] 
   };
   const messageType = (fn: string, v: unknown): string | undefined => (v === undefined ? undefined : needStr(fn, v));
   const sparkplug = { scoped: true, prepare: () => schemas.prepareSparkplug() } as const;
-  const spbDecode = (s: Scope, payload: unknown) => run('spb_decode', () => schemas.spbDecode(bytesOf('spb_decode', payload), s.event.topic));
+  const spbDecode = (s: Scope, payload: unknown) => run('spb_decode', () => schemas.spbDecode(payloadBytes('spb_decode', s, payload), s.event.topic));
   const spbEncode = (value: unknown) => run('spb_encode', () => schemas.spbEncode(value));
   return [
     ...def(
       'schema',
       'schema_decode(string, binary, string?): any',
       "Decodes a payload with a schema of weir.yaml's `schemas:` (protobuf: the message type, default the schema's message_type; avro; json: parse and validate).",
-      (name: unknown, payload: unknown, type: unknown) =>
-        run('schema_decode', () => schemas.decode(needStr('schema_decode', name), bytesOf('schema_decode', payload), messageType('schema_decode', type))),
-      { literalArgs: { 0: knownName } },
+      (s: Scope, name: unknown, payload: unknown, type: unknown) =>
+        run('schema_decode', () =>
+          schemas.decode(needStr('schema_decode', name), payloadBytes('schema_decode', s, payload), messageType('schema_decode', type)),
+        ),
+      { scoped: true, literalArgs: { 0: knownName } },
     ),
     ...def(
       'schema',
