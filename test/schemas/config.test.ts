@@ -5,7 +5,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigErrors, loadConfig } from '../../src/config/load.js';
+import { ConfigErrors, loadConfig, loadRules, loadSchemas } from '../../src/config/load.js';
+import type { ConfigError } from '../../src/errors.js';
+import { createMessageContext } from '../../src/rules/index.js';
 import { tempDir } from '../harness/process.js';
 import { runCli, writeWeirFiles } from '../harness/weir.js';
 
@@ -83,4 +85,25 @@ test('weir check reports a schema error with exit 1', async () => {
   const r = await runCli(['check', '-c', f]);
   assert.equal(r.code, 1, r.stdout + r.stderr);
   assert.match(r.stderr, /schema 'tele': not JSON/);
+});
+
+test('a rule reload reads the schema files again and keeps the Sparkplug aliases learnt', () => {
+  const f = files('  tele: { type: protobuf, file: tele.proto, message_type: T }', RULE(''));
+  const cfg = loadConfig(f);
+  const before = cfg.schemas.decode('tele', Buffer.from([0x08, 0x01, 0x10, 0x02]), undefined);
+  assert.deepEqual(before, { x: 1 });
+  cfg.schemas.spbDecode(cfg.schemas.spbEncode({ seq: 0, metrics: [{ name: 'm', alias: 1, datatype: 3, int_value: 1 }] }), 'spBv1.0/g/NBIRTH/e');
+  writeFileSync(join(f, '..', 'tele.proto'), 'syntax = "proto3";\nmessage T { int32 x = 1; int32 y = 2; }\n');
+  // What Runtime.reloadRules does (core/app/runtime.ts).
+  const errors: ConfigError[] = [];
+  const schemas = loadSchemas(cfg.schemaEntries, cfg.file, cfg.schemas.sparkplugAliases, errors);
+  const rules = loadRules(cfg.rulesDir, cfg.sinks, errors, undefined, schemas);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(schemas.decode('tele', Buffer.from([0x08, 0x01, 0x10, 0x02]), undefined), { x: 1, y: 2 });
+  const out = rules[0]!.compiled.evaluate(createMessageContext({ topic: 't/1', payload: Buffer.from([0x08, 0x01, 0x10, 0x02]) }), 'r1');
+  assert.deepEqual(out, { matched: true, outputs: [{ d: { x: 1, y: 2 } }] });
+  const data = schemas.spbDecode(schemas.spbEncode({ seq: 1, metrics: [{ alias: 1, datatype: 3, int_value: 2 }] }), 'spBv1.0/g/NDATA/e') as {
+    metrics: { name?: string }[];
+  };
+  assert.equal(data.metrics[0]!.name, 'm', 'the alias learnt before the reload');
 });
