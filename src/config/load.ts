@@ -330,7 +330,15 @@ export function loadRuleFile(
   let payloadCheck: ((payload: Buffer) => string | undefined) | undefined;
   if (r.payload_schema !== undefined) {
     const name = r.payload_schema;
-    if (schemas?.has(name)) payloadCheck = (payload) => schemas.check(name, payload);
+    if (schemas?.has(name) && !schemas.checkable(name))
+      errors.push(
+        new ConfigError('config.unknown_schema', `schema '${name}' has no message_type: payload_schema decodes with it (set it in weir.yaml's schemas:)`, {
+          file,
+          ...locate(src, ['payload_schema']),
+          path: 'payload_schema',
+        }),
+      );
+    else if (schemas?.has(name)) payloadCheck = (payload) => schemas.check(name, payload);
     else
       errors.push(
         new ConfigError('config.unknown_schema', `no schema named '${name}' in weir.yaml (schemas: ${schemas?.names().join(', ') || 'none'})`, {

@@ -75,6 +75,12 @@ export class SchemaRegistry implements PayloadSchemas {
     return this.codecs.has(name);
   }
 
+  /** Whether a payload can be checked against it without naming a message type (payload_schema). */
+  checkable(name: string): boolean {
+    const c = this.codecs.get(name);
+    return c !== undefined && (c.type !== 'protobuf' || c.defaultType !== undefined);
+  }
+
   prepareSparkplug(): void {
     sparkplugPayload();
   }

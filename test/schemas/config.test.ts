@@ -107,3 +107,12 @@ test('a rule reload reads the schema files again and keeps the Sparkplug aliases
   };
   assert.equal(data.metrics[0]!.name, 'm', 'the alias learnt before the reload');
 });
+
+test('payload_schema naming a protobuf schema without message_type is refused: it could check nothing', () => {
+  const f = files('  tele: { type: protobuf, file: tele.proto }', RULE('payload_schema: tele'));
+  const errs = errorsOf(f);
+  assert.ok(
+    errs.some((e) => /payload_schema: schema 'tele' has no message_type/.test(e)),
+    errs.join('\n'),
+  );
+});
