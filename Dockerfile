@@ -34,6 +34,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 COPY migrations ./migrations
+# spb_decode's Sparkplug B definition, read at run time (src/schemas/sparkplug.ts).
+COPY src/schemas/sparkplug_b.proto ./src/schemas/sparkplug_b.proto
 COPY rules ./rules
 COPY weir.yaml ./weir.yaml
 USER node

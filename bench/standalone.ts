@@ -18,7 +18,8 @@
 // device topics, default 1,000), STANDALONE_RULES and STANDALONE_FANOUT (below), STANDALONE_IDLE_S
 // (idle RSS read this long after subscribing, default 30), BENCH_NO_BUILD=1, and BENCH_CPU_PROF /
 // BENCH_NODE_ARGS as in bench/e2e/.
-// Writes bench/results/standalone.json (standalone-rules<n>.json, standalone-fanout<n>.json with those knobs).
+// Writes bench/results/standalone.json (standalone-rules<n>.json, standalone-fanout<n>.json,
+// standalone-protobuf.json, standalone-sparkplug.json with those knobs).
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
@@ -35,6 +36,7 @@ import { median } from './e2e/stats.js';
 import { replaceOnce, weirNodeArgs } from './e2e/weir-config.js';
 import { machine, printTable, writeResult } from './report.js';
 import { encodeRun, StandInBroker, type EncodedRun } from './stand-in-broker.js';
+import { binaryPayload } from './standalone-binary.js';
 import { standaloneKafka } from './standalone-kafka.js';
 import { startPulsarSink } from './standalone-pulsar.js';
 
@@ -59,11 +61,14 @@ const RULES = Number(process.env.STANDALONE_RULES ?? 1);
  */
 const FANOUT = Number(process.env.STANDALONE_FANOUT ?? 1);
 if (RULES > 1 && FANOUT > 1) throw new Error('STANDALONE_RULES and STANDALONE_FANOUT: one or the other');
-/** Rows each message becomes. */
-const ROWS_PER_MSG = FANOUT;
-/** The tables the rows go to. */
-const TABLES = FANOUT > 1 ? Array.from({ length: FANOUT }, (_, k) => `telemetry_${k}`) : ['telemetry'];
 const SIZE = 200;
+const PAYLOAD_KIND = process.env.STANDALONE_PAYLOAD ?? 'json';
+const BINARY = binaryPayload(PAYLOAD_KIND, SIZE);
+if (BINARY && (RULES > 1 || FANOUT > 1)) throw new Error('STANDALONE_PAYLOAD goes with one rule');
+/** Rows each message becomes. */
+const ROWS_PER_MSG = BINARY?.rowsPerMsg ?? FANOUT;
+/** The tables the rows go to. */
+const TABLES = BINARY?.ddl ? ['spb_metric'] : FANOUT > 1 ? Array.from({ length: FANOUT }, (_, k) => `telemetry_${k}`) : ['telemetry'];
 /** The shipped weir.yaml's broker.connections. */
 const CONNECTIONS = 4;
 
@@ -96,6 +101,7 @@ class Feed {
       encodeRun(count, () => {
         const device = this.k++ % DEVICES;
         const seq = ++this.seqs[device]!;
+        if (BINARY) return BINARY.message(device, seq, ts);
         const topic = RULES > 1 ? `device/${device}/telemetry${this.k % RULES}` : `device/${device}/telemetry`;
         return { topic, payload: telemetrySample(String(device), seq, this.size, ts) };
       }),
@@ -132,7 +138,13 @@ async function startWeirOn(
     BENCH_MEMORY_PROBE: dir,
   };
   const entry = sink === 'discard' ? [join(ROOT, 'bench/discard-weir.mjs')] : [join(ROOT, 'bin/weir.js'), 'run', '-c'];
-  const config = service ? service.config(dir, broker.url, httpPort) : RULES > 1 || FANOUT > 1 ? ruleCopies(dir) : join(ROOT, 'weir.yaml');
+  const config = service
+    ? service.config(dir, broker.url, httpPort)
+    : BINARY
+      ? BINARY.config(dir)
+      : RULES > 1 || FANOUT > 1
+        ? ruleCopies(dir)
+        : join(ROOT, 'weir.yaml');
   // Every run samples weir's heap (bench/memory-probe.mjs, 10 samples a second) into its directory.
   const args = ['--import', join(ROOT, 'bench/memory-probe.mjs'), ...weirNodeArgs(), ...entry, config];
   const [cmd, argv] = PLACEMENT ? ['taskset', ['-c', PLACEMENT.measured, process.execPath, ...args]] : [process.execPath, args];
@@ -180,6 +192,10 @@ function ruleCopies(dir: string): string {
 /** A database for the pg case: weir's migrations, and the fan-out tables made like telemetry before weir's own migrate_on_start makes them hypertables. */
 async function databaseFor(pg: PostgresServer): Promise<string> {
   const url = await freshDatabase(pg.url, 'standalone_pg');
+  if (BINARY?.ddl) {
+    const { query } = await import('../test/e2e/fixtures.js');
+    await query(url, BINARY.ddl);
+  }
   if (FANOUT > 1) {
     await migrate(url, join(ROOT, 'migrations'));
     const { query } = await import('../test/e2e/fixtures.js');
@@ -205,6 +221,12 @@ async function drive(broker: StandInBroker, httpPort: number, pid: number, pgUrl
   await new Promise((r) => setTimeout(r, Math.max(0, IDLE_S * 1000 - 2_000)));
   const rss_mb_idle_start = rssMb(pid);
   const feed = new Feed(size);
+  // Sparkplug: every device's DBIRTH, stored before any DDATA names its aliases.
+  const births = BINARY?.births(DEVICES) ?? [];
+  if (births.length > 0) {
+    const per = Array.from({ length: CONNECTIONS }, (_, c) => births.filter((_, k) => k % CONNECTIONS === c));
+    await broker.send(per.map((list) => encodeRun(list.length, (k) => list[k]!)));
+  }
   if (WARMUP > 0) await broker.send(feed.encode(WARMUP));
   const runs: Run[] = [];
   for (let r = 0; r < ROUNDS; r++) {
@@ -289,9 +311,9 @@ async function benchSink(
   );
   process.stdout.write(`  ${sink} heap: ${JSON.stringify(memory)}\n`);
   process.stdout.write(
-    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg${ROWS_PER_MSG > 1 ? ` (${result.weir_cpu_us_per_row} µs per row, ${ROWS_PER_MSG} rows a message)` : ''} of weir CPU (median of ${ROUNDS}); RSS ${rss_mb_subscribed} MB 2 s after subscribing, idle ${rss_mb_idle_start} MB ${IDLE_S} s after, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total * ROWS_PER_MSG}${rows === undefined ? '' : `, ${rows} ${pgUrl ? 'rows' : 'read back'}`}, ${deadLettered} dead-lettered\n`,
+    `  ${sink}: ${result.weir_msgs_per_s} msg/s, ${result.weir_cpu_us_per_msg} µs/msg${ROWS_PER_MSG > 1 ? ` (${result.weir_cpu_us_per_row} µs per row, ${ROWS_PER_MSG} rows a message)` : ''} of weir CPU (median of ${ROUNDS}); RSS ${rss_mb_subscribed} MB 2 s after subscribing, idle ${rss_mb_idle_start} MB ${IDLE_S} s after, ${rss_mb_idle_after} MB after, ${result.weir_rss_mb_peak} MB peak; stored ${stored} of ${total * ROWS_PER_MSG + (BINARY?.birthRows(DEVICES) ?? 0)}${rows === undefined ? '' : `, ${rows} ${pgUrl ? 'rows' : 'read back'}`}, ${deadLettered} dead-lettered\n`,
   );
-  const expected = total * ROWS_PER_MSG;
+  const expected = total * ROWS_PER_MSG + (BINARY?.birthRows(DEVICES) ?? 0);
   if (stored !== expected || (rows !== undefined && rows !== expected) || deadLettered !== 0)
     throw new Error(`${sink}: ${total} sent (${expected} rows expected), ${stored} stored, ${rows ?? '-'} rows, ${deadLettered} dead-lettered`);
   return result;
@@ -321,7 +343,7 @@ export async function benchStandalone(): Promise<object> {
   const pg = SINKS.includes('pg') ? await startPostgres({ fsync: true }) : undefined;
   try {
     process.stdout.write(
-      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/; pulsar: bench/pulsar.ts's) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} messages of ${SIZE} B (pulsar: 1 KB) over ${DEVICES} device topics, ${RULES > 1 ? `${RULES} rules, each message matching one` : FANOUT > 1 ? `${FANOUT} rules each matching every message, into ${FANOUT} tables` : '1 rule'}, after ${WARMUP} of warm-up\n`,
+      `standalone bench: stand-in broker → weir (shipped weir.yaml and rules/; pulsar: bench/pulsar.ts's) → ${SINKS.join(', ')}; ${ROUNDS} × ${MESSAGES} ${PAYLOAD_KIND} messages${BINARY?.ddl ? '' : ` of ${SIZE} B`} (pulsar: 1 KB) over ${DEVICES} device topics, ${RULES > 1 ? `${RULES} rules, each message matching one` : FANOUT > 1 ? `${FANOUT} rules each matching every message, into ${FANOUT} tables` : '1 rule'}, after ${WARMUP} of warm-up\n`,
     );
     const results = [];
     for (const sink of SINKS) {
@@ -347,10 +369,14 @@ export async function benchStandalone(): Promise<object> {
       rules: Math.max(RULES, FANOUT),
       rules_per_message: ROWS_PER_MSG,
       payload_bytes: SIZE,
+      payload: PAYLOAD_KIND,
       node_args: weirNodeArgs(),
       sinks: results,
     };
-    writeResult(RULES > 1 ? `standalone-rules${RULES}` : FANOUT > 1 ? `standalone-fanout${FANOUT}` : 'standalone', result);
+    writeResult(
+      BINARY ? `standalone-${PAYLOAD_KIND}` : RULES > 1 ? `standalone-rules${RULES}` : FANOUT > 1 ? `standalone-fanout${FANOUT}` : 'standalone',
+      result,
+    );
     return result;
   } finally {
     await broker.close();

@@ -72,6 +72,16 @@ export const CONFIG_CODES = {
     meaning: 'settings of a Pulsar sink that need one another (`create_topic: if_missing` needs `admin_url`)',
     action: 'add the setting named',
   },
+  'config.schema': {
+    class: 'fatal',
+    meaning: "a schema of `schemas:` does not load: its file is missing, or the schema's own parser refuses it (at its file:line where it says)",
+    action: FIX_CONFIG,
+  },
+  'config.unknown_schema': {
+    class: 'fatal',
+    meaning: "a rule's payload_schema names no schema of weir.yaml's `schemas:`",
+    action: 'name one of the schemas listed',
+  },
   'config.duplicate_rule': { class: 'fatal', meaning: 'two rule files use the same `id`', action: 'give one of them another id' },
   'config.rule_source': { class: 'fatal', meaning: 'a rule needs exactly one of `sql` or `jsonata` (and `from` with `jsonata`)', action: 'keep one of them' },
   'config.no_actions': {
@@ -212,6 +222,11 @@ export const RULE_EVAL_CODES = {
   'rule.jq_failed': {
     class: 'reject',
     meaning: 'a jq filter failed on this message (a jq error, a syntax error, input that is not JSON, or jq-web missing)',
+    action: SEE_LETTER,
+  },
+  'rule.schema_error': {
+    class: 'reject',
+    meaning: 'a payload does not decode or validate with its schema (schema_decode, spb_decode, payload_schema), or a value does not encode',
     action: SEE_LETTER,
   },
   'rule.jsonata_result': { class: 'reject', meaning: 'a JSONata rule gave something other than an object or array of objects', action: SEE_LETTER },

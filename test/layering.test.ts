@@ -96,6 +96,8 @@ const LAYERS: ReadonlyArray<{ name: string; prefixes: readonly string[] }> = [
   { name: 'retry', prefixes: ['src/retry/'] },
   // The rule engine, a pure library.
   { name: 'rules', prefixes: ['src/rules/'] },
+  // The schema registry (Protobuf, Avro, JSON Schema) and Sparkplug B, behind the rule engine's PayloadSchemas.
+  { name: 'schemas', prefixes: ['src/schemas/'] },
   // The dead letter, its line, the store interfaces, the file and topic stores.
   { name: 'dead-letters', prefixes: ['src/dead-letters/'] },
   // The sink contract, registry and drivers.

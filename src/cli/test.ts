@@ -3,8 +3,9 @@
 // (its schema, so a misspelt `expect:` key fails), and each test's event is made as `weir run`
 // makes a received message's, with weir.yaml's broker settings when there is one (test-event.ts).
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, relative } from 'node:path';
-import { ConfigErrors, readEventSettings, ruleFilesIn } from '../config/load.js';
+import { dirname, relative, resolve } from 'node:path';
+import { ConfigErrors, functionsWith, readEventSettings, readSchemaSettings, ruleFilesIn } from '../config/load.js';
+import type { FunctionRegistry } from '../rules/functions/registry.js';
 import { ruleErrorAt } from '../config/rule-error-at.js';
 import { BrokerSpec, RuleFileSpec, type RuleFileConfig } from '../config/schema.js';
 import { validatePart } from '../config/validate.js';
@@ -25,8 +26,11 @@ a directory of them. Each test's event is made as weir run makes a received mess
 broker settings of weir.yaml (publisher_clientid gives clientid) when there is one. Prints one line
 per test and exits 1 if any test fails or a file cannot be read.
 
-  -c, --config FILE   weir.yaml whose broker settings make the events (default: ./weir.yaml when it
-                      exists; without one, the defaults: clientid only as a test's event gives it)
+  -c, --config FILE   weir.yaml whose broker settings make the events and whose schemas: the rules
+                      decode with (default: ./weir.yaml when it exists; without one, the defaults:
+                      clientid only as a test's event gives it, no schemas)
+
+A test's binary payload: {$hex: ...}, {$base64: ...}, or {$file: path} (relative to the rule file).
       --junit FILE    also write the results as a JUnit XML report, for CI systems: one testsuite
                       per rule file, one testcase per test, each failure with its message
 `;
@@ -38,6 +42,8 @@ export const testCommand: Command = {
     if ('exit' in p) return p.exit;
     const eventOf = eventMaker(p.values.config);
     if (!eventOf) return 1;
+    const registry = schemaFunctions(p.values.config);
+    if (!registry) return 1;
     const paths = p.positionals.length ? p.positionals : ['rules'];
     const suites: JunitSuite[] = [];
     for (const x of paths) {
@@ -49,7 +55,7 @@ export const testCommand: Command = {
         suites.push({ name: x, cases: [{ name: x, error: `cannot read: ${errorText(err)}` }], seconds: 0 });
         continue;
       }
-      for (const file of files) suites.push(await testFile(file, eventOf));
+      for (const file of files) suites.push(await testFile(file, eventOf, registry));
     }
     const cases = suites.flatMap((s) => s.cases);
     const passed = cases.filter((c) => c.failure === undefined && c.error === undefined).length;
@@ -69,7 +75,7 @@ export const testCommand: Command = {
 };
 
 /** Runs one rule file's tests, printing a line per test; its results for the JUnit report. */
-async function testFile(file: string, eventOf: EventMaker): Promise<JunitSuite> {
+async function testFile(file: string, eventOf: EventMaker, registry: FunctionRegistry): Promise<JunitSuite> {
   const started = performance.now();
   const name = relative(process.cwd(), file);
   const suite = (cases: JunitCase[]): JunitSuite => ({ name, cases, seconds: (performance.now() - started) / 1000 });
@@ -86,18 +92,46 @@ async function testFile(file: string, eventOf: EventMaker): Promise<JunitSuite> 
   }
   // A rule that does not compile fails every test for one reason, said once, at the place in
   // the file weir check names.
-  const notCompiled = compileError(src, rule);
+  const notCompiled = compileError(src, rule, registry);
   if (notCompiled) {
     process.stdout.write(`FAIL  ${notCompiled}\n      ${tests.length} test(s) not run: the rule does not compile\n`);
     return suite(tests.map((t, i) => ({ name: `#${i + 1} ${t.name ?? `test ${i + 1}`}`, error: notCompiled })));
   }
-  const spec: RuleTestSpec = { sql: rule.sql, jsonata: rule.jsonata, filters: rule.from, tests };
+  let withFiles: RuleTestSpec['tests'];
+  try {
+    withFiles = tests.map((t) => ({ ...t, event: payloadFromFile(t.event, file) }));
+  } catch (err) {
+    const problem = `${name}: ${errorText(err)}`;
+    process.stdout.write(`FAIL  ${problem}\n`);
+    return suite([{ name, error: problem }]);
+  }
+  const spec: RuleTestSpec = { sql: rule.sql, jsonata: rule.jsonata, filters: rule.from, tests: withFiles };
   const cases: JunitCase[] = [];
-  for (const r of await runRuleTests(spec, rule.id, eventOf)) {
+  for (const r of await runRuleTests(spec, rule.id, eventOf, registry)) {
     process.stdout.write(`${r.pass ? 'PASS' : 'FAIL'}  ${name} #${r.index + 1} ${r.name}${r.pass ? '' : `\n      ${r.message}`}\n`);
     cases.push(r.pass ? { name: `#${r.index + 1} ${r.name}` } : { name: `#${r.index + 1} ${r.name}`, failure: r.message });
   }
   return suite(cases);
+}
+
+/** An event whose payload is {$file: path}: the file's bytes (as {$base64}), the path relative to the rule file. */
+function payloadFromFile(event: Record<string, unknown>, ruleFile: string): Record<string, unknown> {
+  const p = event.payload as { $file?: unknown } | undefined;
+  if (p === null || typeof p !== 'object' || typeof p.$file !== 'string' || Object.keys(p).length !== 1) return event;
+  const path = resolve(dirname(ruleFile), p.$file);
+  return { ...event, payload: { $base64: readFileSync(path).toString('base64') } };
+}
+
+/** The schema functions over weir.yaml's schemas (the same file as the events' settings), or none. */
+function schemaFunctions(config: string | undefined): FunctionRegistry | undefined {
+  const file = config ?? (existsSync('weir.yaml') ? 'weir.yaml' : undefined);
+  try {
+    return functionsWith(readSchemaSettings(file));
+  } catch (err) {
+    const lines = err instanceof ConfigErrors ? err.errors.map((e) => e.message) : [errorText(err)];
+    for (const l of lines) process.stderr.write(`error: ${l}\n`);
+    return undefined;
+  }
 }
 
 /** The event maker of weir.yaml's broker settings, or of the defaults without a weir.yaml. */
@@ -129,11 +163,11 @@ function readRuleFile(name: string, file: string): { src: YamlSource; rule: Rule
 }
 
 /** The rule's compile error, as `file:line:col: sql: reason` and its caret lines, if it has one. */
-function compileError(src: YamlSource, rule: RuleFileConfig): string | undefined {
+function compileError(src: YamlSource, rule: RuleFileConfig, registry: FunctionRegistry): string | undefined {
   const key = rule.sql !== undefined ? 'sql' : rule.jsonata !== undefined ? 'jsonata' : undefined;
   if (!key) return undefined;
   try {
-    if (key === 'sql') compileSql(String(rule.sql));
+    if (key === 'sql') compileSql(String(rule.sql), registry);
     else compileJsonata(String(rule.jsonata), rule.from ?? []);
     return undefined;
   } catch (err) {

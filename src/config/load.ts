@@ -5,7 +5,11 @@ import { dirname, join, resolve } from 'node:path';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ConfigError, WeirError, errorText } from '../errors.js';
 import { redactUrl } from '../log.js';
-import { checkSql, compileJsonata, compileSql, validateTopicFilter, type CompiledSqlRule } from '../rules/index.js';
+import { checkSql, compileJsonata, compileSql, FUNCTIONS, validateTopicFilter, type CompiledSqlRule } from '../rules/index.js';
+import { schemaFunctions } from '../rules/functions/schema.js';
+import type { FunctionRegistry } from '../rules/functions/registry.js';
+import { SchemaRegistry, type SchemaEntry } from '../schemas/registry.js';
+import { SparkplugAliases } from '../schemas/sparkplug-aliases.js';
 import type { CompiledRule } from '../rules/types.js';
 import { sinkType, sinkTypeNames } from '../sinks/registry.js';
 import { brokerUrlProblem } from './broker-url.js';
@@ -14,7 +18,7 @@ import { didYouMean } from './did-you-mean.js';
 import { httpTlsProblems, resolveHttpTls } from './http-tls.js';
 import { ruleErrorAt } from './rule-error-at.js';
 import { checkTemplates, type RuleOutput } from './template-check.js';
-import { BrokerSpec, RuleFileSpec, WeirSpec, type BrokerConfig, type RuleFileConfig, type WeirFileConfig } from './schema.js';
+import { BrokerSpec, RuleFileSpec, SchemaSpec, WeirSpec, type BrokerConfig, type RuleFileConfig, type WeirFileConfig } from './schema.js';
 import { validatePart } from './validate.js';
 import { interpolateEnv, locate, locateKey, parseYaml, type YamlSource } from './yaml-source.js';
 import type { ActionConfig, RuleConfig, SinkConfig, WeirConfig } from './types.js';
@@ -107,9 +111,12 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     );
   }
 
+  const schemaEntries = (cfg.schemas ?? {}) as Record<string, SchemaEntry>;
+  const schemas = loadSchemas(schemaEntries, path, new SparkplugAliases(), errors, src);
+
   const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
   if (ruleErrors && errors.length) throw new ConfigErrors(inReadingOrder(errors));
-  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported);
+  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported, schemas);
   if (ruleErrors) ruleErrors.splice(0, ruleErrors.length, ...inReadingOrder(ruleErrors));
   if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
   return Object.freeze({
@@ -123,9 +130,48 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     migrateOnStart: cfg.migrate_on_start,
     node: cfg.node,
     rulesDir,
+    schemaEntries,
+    schemas,
     sinks,
     rules,
   });
+}
+
+/**
+ * Loads weir.yaml's `schemas:` (files relative to weir.yaml). A schema that does not load is an
+ * error at its own file:line when its parser gives one, else at its entry in weir.yaml (`src`;
+ * on a rule reload weir.yaml is not read again, and the error names the schema file). The
+ * Sparkplug alias state is passed in so that a reload keeps it.
+ */
+export function loadSchemas(
+  entries: Readonly<Record<string, SchemaEntry>>,
+  weirFile: string,
+  aliases: SparkplugAliases,
+  errors: ConfigError[],
+  src?: YamlSource,
+): SchemaRegistry {
+  const { registry, problems } = SchemaRegistry.load(entries, dirname(weirFile), aliases);
+  for (const p of problems) {
+    const message = `schema '${p.name}': ${p.message}`;
+    const key = ['schemas', p.name, p.key ?? 'file'];
+    if (p.line !== undefined) errors.push(new ConfigError('config.schema', message, { file: p.file, line: p.line, col: 1 }));
+    else if (src) errors.push(new ConfigError('config.schema', message, { file: weirFile, ...locate(src, key), path: key.join('.') }));
+    else errors.push(new ConfigError('config.schema', message, { file: p.file }));
+  }
+  return registry;
+}
+
+const boundFunctions = new WeakMap<SchemaRegistry, FunctionRegistry>();
+
+/** The function registry whose schema functions use `schemas`. */
+export function functionsWith(schemas: SchemaRegistry | undefined): FunctionRegistry {
+  if (schemas === undefined) return FUNCTIONS;
+  let f = boundFunctions.get(schemas);
+  if (f === undefined) {
+    f = FUNCTIONS.with(schemaFunctions(schemas));
+    boundFunctions.set(schemas, f);
+  }
+  return f;
 }
 
 /**
@@ -142,6 +188,25 @@ export function readEventSettings(file: string, env: NodeJS.ProcessEnv = process
   // An unset variable leaves its value empty; where that breaks a broker setting, the schema says so.
   if (broker.errors.length) throw new ConfigErrors(broker.errors);
   return { broker: broker.value, node: typeof doc.node === 'string' ? doc.node : 'weir@localhost' };
+}
+
+/**
+ * The schemas of weir.yaml alone, for a command that evaluates rules but needs no sink (`weir eval
+ * -c`, `weir test`); without a file, a registry with none (Sparkplug B still decodes).
+ */
+export function readSchemaSettings(file: string | undefined, env: NodeJS.ProcessEnv = process.env): SchemaRegistry {
+  if (file === undefined) return SchemaRegistry.load({}, process.cwd(), new SparkplugAliases()).registry;
+  const errors: ConfigError[] = [];
+  const path = resolve(file);
+  const src = readSource(path, errors);
+  if (!src) throw new ConfigErrors(errors);
+  interpolateEnv(src, env);
+  const doc = (src.doc.toJS() ?? {}) as Record<string, unknown>;
+  const entries = validatePart<Record<string, SchemaEntry>>(Type.Record(Type.String(), SchemaSpec), doc.schemas ?? {}, src, ['schemas']);
+  errors.push(...entries.errors);
+  const registry = loadSchemas(entries.errors.length ? {} : entries.value, path, new SparkplugAliases(), errors, src);
+  if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
+  return registry;
 }
 
 function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, errors: ConfigError[]): SinkConfig | undefined {
@@ -179,7 +244,13 @@ function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, e
  * Loads every *.yaml / *.yml in `dir` as a rule file. `reported(name)`: a sink missing from `sinks`
  * whose own error weir.yaml already has, so actions naming it are not reported a second time.
  */
-export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], reported?: (sink: string) => boolean): RuleConfig[] {
+export function loadRules(
+  dir: string,
+  sinks: ReadonlyMap<string, SinkConfig>,
+  errors: ConfigError[],
+  reported?: (sink: string) => boolean,
+  schemas?: SchemaRegistry,
+): RuleConfig[] {
   let files: string[];
   try {
     files = ruleFilesIn(dir);
@@ -190,7 +261,7 @@ export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, e
   const rules: RuleConfig[] = [];
   const ids = new Map<string, string>();
   for (const file of files) {
-    const rule = loadRuleFile(file, sinks, errors, reported);
+    const rule = loadRuleFile(file, sinks, errors, reported, schemas);
     if (!rule) continue;
     const dup = ids.get(rule.id);
     if (dup) {
@@ -226,6 +297,7 @@ export function loadRuleFile(
   sinks: ReadonlyMap<string, SinkConfig>,
   errors: ConfigError[],
   reported?: (sink: string) => boolean,
+  schemas?: SchemaRegistry,
 ): RuleConfig | undefined {
   const before = errors.length;
   const src = readSource(file, errors);
@@ -249,11 +321,32 @@ export function loadRuleFile(
   }
   let compiled: CompiledRule | undefined;
   try {
-    compiled = r.sql !== undefined ? compileSql(r.sql) : compileJsonata(r.jsonata!, r.from!);
+    compiled = r.sql !== undefined ? compileSql(r.sql, functionsWith(schemas)) : compileJsonata(r.jsonata!, r.from!);
   } catch (err) {
     // The compiler stops at the first problem; the recovering check finds every one of them.
-    const all = r.sql !== undefined ? checkSql(r.sql) : [];
+    const all = r.sql !== undefined ? checkSql(r.sql, functionsWith(schemas)) : [];
     for (const e of all.length ? all : [err]) errors.push(ruleErrorAt(src, r.sql !== undefined ? 'sql' : 'jsonata', e));
+  }
+  let payloadCheck: ((payload: Buffer) => string | undefined) | undefined;
+  if (r.payload_schema !== undefined) {
+    const name = r.payload_schema;
+    if (schemas?.has(name) && !schemas.checkable(name))
+      errors.push(
+        new ConfigError('config.unknown_schema', `schema '${name}' has no message_type: payload_schema decodes with it (set it in weir.yaml's schemas:)`, {
+          file,
+          ...locate(src, ['payload_schema']),
+          path: 'payload_schema',
+        }),
+      );
+    else if (schemas?.has(name)) payloadCheck = (payload) => schemas.check(name, payload);
+    else
+      errors.push(
+        new ConfigError('config.unknown_schema', `no schema named '${name}' in weir.yaml (schemas: ${schemas?.names().join(', ') || 'none'})`, {
+          file,
+          ...locate(src, ['payload_schema']),
+          path: 'payload_schema',
+        }),
+      );
   }
   if ((r.actions ?? []).length === 0 && r.enabled) {
     errors.push(
@@ -304,6 +397,8 @@ export function loadRuleFile(
     jsonata: r.jsonata,
     compiled,
     payloadFormat: r.payload_format,
+    payloadCheck,
+    payloadSchema: r.payload_schema,
     enabled: r.enabled,
     actions,
     tests: r.tests,

@@ -187,6 +187,23 @@ export const DeadLetterSpec = Type.Object(
   { additionalProperties: false, default: {} },
 );
 
+export const SchemaSpec = Type.Object(
+  {
+    type: Type.Union([Type.Literal('protobuf'), Type.Literal('avro'), Type.Literal('json')], {
+      description: 'protobuf: a .proto file (proto2 or proto3, its imports from its own folder); avro: an .avsc file; json: a JSON Schema file.',
+    }),
+    file: Type.String({ minLength: 1, description: 'The schema file, relative to weir.yaml.', examples: ['schemas/telemetry.proto'] }),
+    message_type: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: "protobuf only: the message type schema_decode/schema_encode and payload_schema use when a call names none (EMQX's third argument).",
+        examples: ['Telemetry', 'acme.v1.Telemetry'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** weir.yaml. `sinks` entries are validated against their type's spec in config/load.ts. */
 export const WeirSpec = Type.Object(
   {
@@ -194,6 +211,11 @@ export const WeirSpec = Type.Object(
     sinks: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]*$' }), Type.Object({ type: Type.String() }, { additionalProperties: true }), {
       default: {},
       description: 'Named sinks; rules refer to them by name.',
+    }),
+    schemas: Type.Record(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_.-]*$' }), SchemaSpec, {
+      default: {},
+      description:
+        "Named schemas for binary payloads (docs/rules.md, 'Binary payloads'): rules decode with schema_decode(name, payload) and may require one with payload_schema. Loaded at start and by weir check, and again with each rule reload.",
     }),
     rules_dir: Type.String({ default: './rules', description: 'Directory of rule files (*.yaml), relative to weir.yaml.' }),
     dead_letter: DeadLetterSpec,
@@ -247,6 +269,12 @@ export const RuleFileSpec = Type.Object(
       default: 'json',
       description: 'json: a payload that is not JSON is dead-lettered (reason invalid_payload) instead of evaluated. raw: the rule gets any payload.',
     }),
+    payload_schema: Type.Optional(
+      Type.String({
+        description:
+          "A schema of weir.yaml's `schemas:` every payload must decode with (and, for json, validate against) before the rule runs; one that does not is dead-lettered (reason schema_invalid). Replaces payload_format's JSON check.",
+      }),
+    ),
     actions: Type.Array(Type.Object({ sink: Type.String() }, { additionalProperties: true }), { default: [] }),
     tests: Type.Optional(Type.Array(RuleTestSpec)),
   },

@@ -5,6 +5,7 @@ import type { ConfigError } from '../errors.js';
 import type { CompiledRule } from '../rules/types.js';
 import type { SinkType } from '../sinks/types.js';
 import type { BatchConfig, RetryConfig } from './common-spec.js';
+import type { SchemaEntry, SchemaRegistry } from '../schemas/registry.js';
 import type { RuleFileConfig, WeirFileConfig } from './schema.js';
 
 export interface SinkConfig {
@@ -34,6 +35,9 @@ export interface RuleConfig {
   readonly jsonata?: string;
   readonly compiled: CompiledRule;
   readonly payloadFormat: 'json' | 'raw';
+  /** With payload_schema: undefined when the payload decodes (and validates), else why not. */
+  readonly payloadCheck?: (payload: Buffer) => string | undefined;
+  readonly payloadSchema?: string;
   readonly enabled: boolean;
   readonly actions: readonly ActionConfig[];
   readonly tests: RuleFileConfig['tests'];
@@ -53,6 +57,9 @@ export interface WeirConfig {
   readonly migrateOnStart: boolean;
   readonly node: string;
   readonly rulesDir: string;
+  /** weir.yaml's `schemas:` as written (reloaded with the rules), and the registry loaded from them. */
+  readonly schemaEntries: Readonly<Record<string, SchemaEntry>>;
+  readonly schemas: SchemaRegistry;
   readonly sinks: ReadonlyMap<string, SinkConfig>;
   readonly rules: readonly RuleConfig[];
 }

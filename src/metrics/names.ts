@@ -13,6 +13,8 @@ export const DEAD_LETTER_REASONS = [
   'invalid_payload',
   /** Larger than broker.max_payload_bytes. */
   'payload_too_large',
+  /** The payload does not decode or validate with the rule's payload_schema. */
+  'schema_invalid',
   /** The rule's SQL or JSONata threw on this message. */
   'rule_exception',
   /** The sink refused the item for good (a constraint, a type). */
@@ -110,6 +112,18 @@ export function createMetrics(registry = new Registry()) {
     rulesReloadFailures: c(
       'weir_rules_reload_failures_total',
       'Rule reloads rejected (an invalid edit); the running rules stayed. /rules shows the last one.',
+      [],
+    ),
+    sparkplugEdgeNodes: sampledGauge(
+      registry,
+      'weir_sparkplug_edge_nodes',
+      'Sparkplug B edge nodes whose metric aliases (from their last NBIRTH/DBIRTH) this process holds.',
+      [],
+    ),
+    sparkplugEdgeNodesEvicted: sampledGauge(
+      registry,
+      'weir_sparkplug_edge_nodes_evicted',
+      'Sparkplug B edge nodes forgotten since start (the least recently seen, past the bound): their data carries bare aliases until their next birth.',
       [],
     ),
     deadLetters,

@@ -12,6 +12,8 @@ import type { ConfigError } from '../../src/errors.js';
 import { compileSql, createMessageContext } from '../../src/rules/index.js';
 import { functionReference } from '../../src/rules/functions/reference.js';
 import { tempDir } from '../harness/process.js';
+import { SchemaRegistry } from '../../src/schemas/registry.js';
+import { SparkplugAliases } from '../../src/schemas/sparkplug-aliases.js';
 
 test('docs/rule-functions.md is generated from the registry', () => {
   const doc = readFileSync(new URL('../../docs/rule-functions.md', import.meta.url), 'utf8');
@@ -26,7 +28,7 @@ const BATCH: BatchConfig = { max_items: 1000, max_bytes: 4 << 20, max_delay_ms: 
 const RETRY: RetryConfig = { initial_ms: 200, max_ms: 10_000, multiplier: 2, max_attempts: 0 };
 
 /** The first yaml block under a heading of docs/rules.md, loaded as a rule file without errors. */
-function loadDocExample(heading: string): RuleConfig | undefined {
+function loadDocExample(heading: string, schemas?: SchemaRegistry): RuleConfig | undefined {
   const doc = readFileSync(new URL('../../docs/rules.md', import.meta.url), 'utf8');
   const section = doc.slice(doc.indexOf(heading));
   const example = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
@@ -42,7 +44,7 @@ function loadDocExample(heading: string): RuleConfig | undefined {
     max_in_flight: 1,
     settings: { url: 'postgres://weir@127.0.0.1/weir' },
   };
-  const rule = loadRuleFile(file, new Map([['db', db]]), errors);
+  const rule = loadRuleFile(file, new Map([['db', db]]), errors, undefined, schemas);
   assert.deepEqual(
     errors.map((e) => e.message),
     [],
@@ -75,4 +77,22 @@ test('getenv says what is true: rule files are not interpolated, weir.yaml is', 
       return true;
     },
   );
+});
+
+test("docs/rules.md's Sparkplug B example stores one row per metric, under the birth's names", () => {
+  const { registry } = SchemaRegistry.load({}, tempDir('rules-doc-spb'), new SparkplugAliases());
+  const rule = loadDocExample('## Sparkplug B', registry)!;
+  const run = (topic: string, p: object) => rule.compiled.evaluate(createMessageContext({ topic, payload: registry.spbEncode(p) }), 'sparkplug_metrics');
+  run('spBv1.0/g1/NBIRTH/e1', {
+    seq: 0,
+    metrics: [
+      { name: 'bdSeq', datatype: 8, long_value: 2 },
+      { name: 'temp', alias: 5, datatype: 10, double_value: 1.5, timestamp: 7 },
+    ],
+  });
+  const out = run('spBv1.0/g1/DDATA/e1/d1', { seq: 4, metrics: [{ alias: 5, datatype: 10, double_value: 20.25, timestamp: 9 }] });
+  assert.deepEqual(JSON.parse(JSON.stringify(out)), {
+    matched: true,
+    outputs: [{ grp: 'g1', kind: 'DDATA', edge: 'e1', device: 'd1', metric: 'temp', value: 20.25, ts: 9, seq: 4 }],
+  });
 });

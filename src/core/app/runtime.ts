@@ -2,7 +2,7 @@
 // Shutdown stops reading, writes what was read, acks what was written, and disconnects: nothing is
 // acked that was not stored.
 import type http from 'node:http';
-import { loadRules } from '../../config/load.js';
+import { loadRules, loadSchemas } from '../../config/load.js';
 import type { SinkConfig, WeirConfig } from '../../config/types.js';
 import { type ConfigError, errorText } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -76,6 +76,9 @@ export class Runtime {
   ) {
     this.metrics = createMetrics();
     registerProcessMetrics(this.metrics.registry, VERSION);
+    const aliases = cfg.schemas.sparkplugAliases;
+    this.metrics.sparkplugEdgeNodes.sample([], () => aliases.edgeNodes);
+    this.metrics.sparkplugEdgeNodesEvicted.sample([], () => aliases.evicted);
     // Sinks first, since one of them may keep the dead letters; then the queue of dead letters
     // that the runners and the pipeline write to.
     const sinks = new Map(
@@ -164,7 +167,9 @@ export class Runtime {
   /** Reloads the rule files; an invalid set is rejected whole and the running rules stay. */
   async reloadRules(): Promise<ConfigError[]> {
     const errors: ConfigError[] = [];
-    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors);
+    // The schema files are read again with the rules; the Sparkplug aliases learnt so far stay.
+    const schemas = loadSchemas(this.cfg.schemaEntries, this.cfg.file, this.cfg.schemas.sparkplugAliases, errors);
+    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors, undefined, schemas);
     if (errors.length) {
       for (const e of errors) this.log.error({ code: e.code, err: e.message }, 'rule rejected; the running rules stay');
       this.metrics.rulesReloadFailures.inc();

@@ -64,7 +64,9 @@ export class Pipeline {
     for (const cfg of rules.filter((r) => r.enabled)) {
       const prev = old.get(cfg.id);
       if (prev && sameRule(prev.cfg, cfg)) {
-        next.push(prev);
+        // Its actions (and batches in progress) stay; the new compilation is taken, since the
+        // schemas it decodes with are loaded again with the rules.
+        next.push({ ...prev, cfg });
         old.delete(cfg.id);
         continue;
       }
@@ -108,7 +110,14 @@ export class Pipeline {
       const id = rule.cfg.id;
       rule.counters.matched.inc();
       if (this.tracer.active !== undefined) this.tracer.active.received(id, event);
-      if (rule.cfg.payloadFormat === 'json' && ctx.decodedPayload() === undefined) {
+      const check = rule.cfg.payloadCheck;
+      if (check !== undefined) {
+        const problem = check(msg.payload);
+        if (problem !== undefined) {
+          this.ruleFailed(rule, event, 'schema_invalid', problem, settlement);
+          continue;
+        }
+      } else if (rule.cfg.payloadFormat === 'json' && ctx.decodedPayload() === undefined) {
         this.ruleFailed(rule, event, 'invalid_payload', invalidPayloadError(ctx), settlement);
         continue;
       }
@@ -188,5 +197,10 @@ function invalidPayloadError(ctx: MessageContext): string {
 }
 
 function sameRule(a: RuleConfig, b: RuleConfig): boolean {
-  return a.source === b.source && a.payloadFormat === b.payloadFormat && JSON.stringify(a.actions) === JSON.stringify(b.actions);
+  return (
+    a.source === b.source &&
+    a.payloadFormat === b.payloadFormat &&
+    a.payloadSchema === b.payloadSchema &&
+    JSON.stringify(a.actions) === JSON.stringify(b.actions)
+  );
 }

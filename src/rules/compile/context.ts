@@ -1,5 +1,6 @@
 // One message as the rules see it: the event, its payload as text (or bytes when it is not
 // UTF-8), and the payload decoded as JSON on first use only, shared by every rule.
+import { isUtf8 } from 'node:buffer';
 import { parseJson } from '../values/json-floats.js';
 import type { MessageContext, RuleEvent } from '../types.js';
 
@@ -40,6 +41,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 export function payloadText(p: Buffer | string | undefined): string | Buffer {
   if (p === undefined) return '';
   if (typeof p === 'string') return p;
+  // Checked first: a binary payload (Protobuf, Sparkplug) would otherwise cost the decoder's
+  // exception on every message (about 10 µs, measured with npm run bench -- standalone).
+  if (!isUtf8(p)) return p;
   try {
     return utf8.decode(p);
   } catch {

@@ -10,6 +10,7 @@ import { MATH_FUNCTIONS } from './math.js';
 import { MESSAGE_FUNCTIONS } from './message.js';
 import { MISC_FUNCTIONS } from './misc.js';
 import { REGEX_FUNCTIONS } from './regex.js';
+import { schemaFunctions } from './schema.js';
 import { FunctionRegistry } from './registry.js';
 import { STRING_FUNCTIONS } from './string.js';
 import { TIME_FUNCTIONS } from './time.js';
@@ -30,4 +31,5 @@ export const FUNCTIONS = new FunctionRegistry([
   ...TIME_FUNCTIONS,
   ...MISC_FUNCTIONS,
   ...JQ_FUNCTIONS,
+  ...schemaFunctions(),
 ]);

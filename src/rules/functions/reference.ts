@@ -23,6 +23,11 @@ export const DIFFERENCES: Readonly<Record<string, string>> = {
   json_encode: 'Keys keep their insertion order (EMQX sorts small maps).',
   jsonata: 'Not in EMQX: JSONata beside jq(). A string argument is decoded as JSON first, as jq() does.',
   jq: "jq 1.7 in WebAssembly (jq-web): each call runs jq's main(), about 1.3 ms (788 projections/s in npm run bench -- rules); EMQX caches the compiled filter. Integers beyond 2^53 lose precision. The timeout is at most what is left of the 1 s evaluation budget (EMQX: 10 s by default), since the process waits while jq runs; it fails with rule.limit.",
+  schema_decode:
+    "Protobuf 64-bit integers beyond 2^53 − 1 come as their decimal digits (EMQX: exact integers); map fields' integer keys as text. docs/rules.md, 'Binary payloads'.",
+  sparkplug_decode: "EMQX's sparkplug_decode leaves bytes_value as raw bytes; weir's behaves as spb_decode (base64), the specification's reading.",
+  sparkplug_encode: "EMQX's sparkplug_encode takes bytes_value raw; weir's behaves as spb_encode (base64).",
+  spb_decode: "Aliases are resolved from the births this weir process saw; with replicas in one share group see docs/rules.md, 'Sparkplug B'.",
   float: "float(x, n) rounds half away from zero like toFixed, not Erlang's float_to_list.",
 };
 
@@ -42,6 +47,7 @@ const FAMILY_TITLES: Record<Family, string> = {
   misc: 'UUID, coalesce and others',
   jq: 'jq',
   jsonata: 'JSONata',
+  schema: 'Schemas (Protobuf, Avro, JSON Schema) and Sparkplug B',
 };
 
 function cell(s: string): string {

@@ -17,7 +17,8 @@ export type Family =
   | 'time'
   | 'misc'
   | 'jq'
-  | 'jsonata';
+  | 'jsonata'
+  | 'schema';
 
 export interface Example {
   /** An SQL expression, evaluated as `SELECT <call> AS r FROM "#"` over the example event. */
@@ -105,7 +106,15 @@ export function def(family: Family, signature: string, summary: string, fn: (...
     examples: opts.examples ?? [],
   };
   const specs: FunctionSpec[] = [{ name, ...base }];
-  for (const alias of opts.aliases ?? []) specs.push({ name: alias, ...base, examples: [] });
+  for (const alias of opts.aliases ?? []) {
+    specs.push({
+      ...base,
+      name: alias,
+      signature: signature.replace(name, alias),
+      summary: `${name} under an older EMQX name, behaving as ${name}.`,
+      examples: [],
+    });
+  }
   return specs;
 }
 
@@ -126,5 +135,11 @@ export class FunctionRegistry {
 
   all(): FunctionSpec[] {
     return [...this.byName.values()];
+  }
+
+  /** This registry with some functions declared anew (the schema functions bound to weir.yaml's schemas). */
+  with(specs: Iterable<FunctionSpec>): FunctionRegistry {
+    const replaced = new Map([...specs].map((s) => [s.name, s]));
+    return new FunctionRegistry([...this.all().filter((s) => !replaced.has(s.name)), ...replaced.values()]);
   }
 }

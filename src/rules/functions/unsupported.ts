@@ -11,9 +11,6 @@ export const UNSUPPORTED: Readonly<Record<string, string>> = {
   kv_store_put: 'a node-wide mutable store: weir rules are pure, so redelivered messages give the same outputs.',
   kv_store_del: 'a node-wide mutable store: weir rules are pure, so redelivered messages give the same outputs.',
   mongo_date: 'EMQX Enterprise, for its MongoDB bridge; weir has no MongoDB sink.',
-  schema_encode: 'EMQX Enterprise schema registry (Avro/Protobuf); not part of weir.',
-  schema_decode: 'EMQX Enterprise schema registry (Avro/Protobuf); not part of weir.',
-  schema_check: 'EMQX Enterprise schema registry; not part of weir.',
   map_to_redis_hset_args: 'builds arguments for the Redis bridge only; weir has no Redis sink.',
   getenv:
     'reads the host environment; weir rules do no I/O, and rule files are not interpolated (there ${x} is a template over the output). Only weir.yaml takes ${ENV}: put the value in its `node` (node: ${SITE}) and read the `node` event field.',

@@ -5,6 +5,8 @@
 import { compileSql } from '../compile/compile.js';
 import { createMessageContext } from '../compile/context.js';
 import { compileJsonata } from '../compile/jsonata.js';
+import { FUNCTIONS } from '../functions/all.js';
+import type { FunctionRegistry } from '../functions/registry.js';
 import { fromJsonBytes, toJsonValue } from '../values/json-out.js';
 import type { CompiledRule, RuleEvent } from '../types.js';
 import { parseJson } from '../values/json-floats.js';
@@ -13,11 +15,11 @@ import { isObj, type Obj } from '../values/value-types.js';
 
 const compiled = new Map<string, CompiledRule>();
 
-function ruleFor(input: Obj): CompiledRule {
+function ruleFor(input: Obj, registry: FunctionRegistry): CompiledRule {
   const key = typeof input.sql === 'string' ? `sql\u0000${input.sql}` : `jsonata\u0000${String(input.jsonata)}\u0000${JSON.stringify(input.filters ?? ['#'])}`;
   let rule = compiled.get(key);
   if (!rule) {
-    if (typeof input.sql === 'string') rule = compileSql(input.sql);
+    if (typeof input.sql === 'string') rule = compileSql(input.sql, registry);
     else if (typeof input.jsonata === 'string') {
       const filters = Array.isArray(input.filters) ? input.filters.map(String) : ['#'];
       rule = compileJsonata(input.jsonata, filters);
@@ -50,22 +52,23 @@ function errorLine(err: unknown): string {
 
 /**
  * Evaluates one input (an eval line's object: sql or jsonata, event, rule_id): what `weir eval`
- * prints for it, and the console's Try it. Throws what compiling or evaluating threw.
+ * prints for it, and the console's Try it. Throws what compiling or evaluating threw. `registry`:
+ * the functions, the schema functions bound to weir.yaml's schemas (weir eval -c).
  */
-export async function evalInput(input: Obj): Promise<{ matched: boolean; outputs: unknown }> {
-  const rule = ruleFor(input);
+export async function evalInput(input: Obj, registry: FunctionRegistry = FUNCTIONS): Promise<{ matched: boolean; outputs: unknown }> {
+  const rule = ruleFor(input, registry);
   const ruleId = typeof input.rule_id === 'string' ? input.rule_id : 'eval';
   const result = await rule.evaluate(createMessageContext(eventFromJson(input.event)), ruleId);
   return { matched: result.matched, outputs: toJsonValue(result.matched ? result.outputs : []) };
 }
 
 /** Evaluates one input line and answers the output line (without the newline). */
-export async function evalLine(line: string): Promise<string> {
+export async function evalLine(line: string, registry: FunctionRegistry = FUNCTIONS): Promise<string> {
   try {
     // Floats written as 2.0 in the line stay floats, in a payload given as JSON too.
     const input: unknown = parseJson(line);
     if (!isObj(input)) throw new Error('each line must be a JSON object');
-    const { matched, outputs } = await evalInput(input);
+    const { matched, outputs } = await evalInput(input, registry);
     // toJson, not JSON.stringify: a float with a whole value prints as 2.0.
     return `{"ok":true,"matched":${matched},"outputs":${toJson(outputs)}}`;
   } catch (err) {

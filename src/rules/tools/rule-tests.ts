@@ -6,6 +6,8 @@ import { compileSql } from '../compile/compile.js';
 import { createMessageContext } from '../compile/context.js';
 import { eventFromJson } from './eval-lines.js';
 import { compileJsonata } from '../compile/jsonata.js';
+import { FUNCTIONS } from '../functions/all.js';
+import type { FunctionRegistry } from '../functions/registry.js';
 import { toJsonValue } from '../values/json-out.js';
 import { stripShare } from '../topic.js';
 import type { CompiledRule, OutputRecord, RuleEvent } from '../types.js';
@@ -161,11 +163,16 @@ async function runOne(
 }
 
 /** Runs every test of a rule; never throws (a rule that does not compile fails each test). */
-export async function runRuleTests(spec: RuleTestSpec, ruleId = 'test', eventOf: EventMaker = eventFromJson): Promise<RuleTestResult[]> {
+export async function runRuleTests(
+  spec: RuleTestSpec,
+  ruleId = 'test',
+  eventOf: EventMaker = eventFromJson,
+  registry: FunctionRegistry = FUNCTIONS,
+): Promise<RuleTestResult[]> {
   let rule: CompiledRule | Error;
   let filters: readonly string[] = spec.filters ?? [];
   try {
-    if (typeof spec.sql === 'string') rule = compileSql(spec.sql);
+    if (typeof spec.sql === 'string') rule = compileSql(spec.sql, registry);
     else if (typeof spec.jsonata === 'string') rule = compileJsonata(spec.jsonata, [...(spec.filters ?? ['#'])]);
     else throw new Error('the rule has neither sql nor jsonata');
     filters = rule.filters;

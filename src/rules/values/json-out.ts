@@ -26,8 +26,11 @@ export function toJsonValue(v: unknown): unknown {
   return v;
 }
 
-/** `{"$hex": "…"}` → bytes, anything else as it is (the inverse, for payloads given to tools). */
+/** `{"$hex": "…"}` or `{"$base64": "…"}` → bytes, anything else as it is (the inverse, for payloads given to tools). */
 export function fromJsonBytes(v: unknown): unknown {
-  if (isObj(v) && typeof v.$hex === 'string' && Object.keys(v).length === 1) return Buffer.from(v.$hex, 'hex');
+  if (isObj(v) && Object.keys(v).length === 1) {
+    if (typeof v.$hex === 'string') return Buffer.from(v.$hex, 'hex');
+    if (typeof v.$base64 === 'string') return Buffer.from(v.$base64, 'base64');
+  }
   return v;
 }
