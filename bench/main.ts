@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<object>> = {
   standalone: async () => (await import('./standalone.js')).benchStandalone(),
   backlog: async () => (await import('./backlog.js')).benchBacklog(),
   topics: async () => (await import('./topics.js')).benchTopics(),
+  console: async () => (await import('./console.js')).benchConsole(),
 };
 
 const name = process.argv[2] ?? '';

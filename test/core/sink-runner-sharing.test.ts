@@ -9,6 +9,8 @@ import { after, it } from 'node:test';
 import type { SinkConfig } from '../../src/config/types.js';
 import type { Outcome } from '../../src/core/ingest/ack-path.js';
 import { DeadLetterQueue } from '../../src/core/path/dead-letter-queue.js';
+import { Tracer } from '../../src/core/path/trace.js';
+import type { RuleEvent } from '../../src/rules/types.js';
 import { fileDeadLetterWriter } from '../../src/dead-letters/letter.js';
 import { type ActionHandle, SinkRunner } from '../../src/core/path/sink-runner.js';
 import { silentLogger } from '../../src/log.js';
@@ -59,7 +61,7 @@ after(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function setup(batch = { max_items: 100, max_bytes: 1 << 20, max_delay_ms: 10_000 }) {
+async function setup(batch = { max_items: 100, max_bytes: 1 << 20, max_delay_ms: 10_000 }, tracer = new Tracer()) {
   const dir = tempDir('sink-runner-sharing');
   dirs.push(dir);
   const stop = new AbortController();
@@ -69,7 +71,7 @@ async function setup(batch = { max_items: 100, max_bytes: 1 << 20, max_delay_ms:
   const letters = join(dir, 'dead.jsonl');
   const dlq = new DeadLetterQueue(fileDeadLetterWriter(letters), retry, metrics, silentLogger, stop.signal, join(dir, 'fallback.jsonl'));
   const sink = new FakeSharingSink();
-  const runner = new SinkRunner(cfg, sink as unknown as Sink, dlq, metrics, silentLogger, stop.signal);
+  const runner = new SinkRunner(cfg, sink as unknown as Sink, dlq, metrics, silentLogger, stop.signal, tracer);
   await runner.connect();
   const ended: Array<{ n: number; outcome: Outcome; rule: string }> = [];
   return {
@@ -80,9 +82,12 @@ async function setup(batch = { max_items: 100, max_bytes: 1 << 20, max_delay_ms:
       const handle = runner.bind(rule, target === undefined ? {} : { target }, ruleCounters(metrics, rule));
       return handle;
     },
-    send(handle: ActionHandle, ns: number[]): void {
+    /** Enqueues one item for each n; `seen` is told each item's event first (a trace's steps before the sink's). */
+    send(handle: ActionHandle, ns: number[], seen?: (event: SinkInput['event']) => void): void {
       for (const n of ns) {
-        runner.enqueue(handle, { n }, { topic: `t/${handle.ruleId}`, payload: String(n) }, 10, {
+        const event = { topic: `t/${handle.ruleId}`, payload: String(n) };
+        seen?.(event);
+        runner.enqueue(handle, { n }, event, 10, {
           itemDone: (outcome) => ended.push({ n, outcome, rule: handle.ruleId }),
         });
       }
@@ -209,6 +214,34 @@ it('a removed action leaves its queued items in the shared stream; the last acti
   assert.deepEqual(
     s.sink.writes.at(-1)!.map((i) => i.n),
     [5],
+  );
+  s.stop();
+});
+
+it('a trace that ends on an item in the middle of a batch: the rest of the batch is stored, the trace kept as it ended', async () => {
+  // Seen: the item ending the trace left the tracer without an active trace, and the next item of
+  // the same stored batch threw, which ended the weir process (npm run bench -- console).
+  const tracer = new Tracer();
+  const s = await setup({ max_items: 4, max_bytes: 1 << 20, max_delay_ms: 10_000 }, tracer);
+  const a = s.bind('r1');
+  const trace = tracer.start('r1', 2);
+  s.send(a, [1, 2, 3, 4], (event) => {
+    const e = event as unknown as RuleEvent;
+    trace.received('r1', e);
+    trace.output('r1', e, { matched: true, outputs: [{}] }, 1);
+  });
+  await s.until(4);
+  assert.deepEqual(
+    s.ended.map((e) => `${e.n}:${e.outcome}`),
+    ['1:stored', '2:stored', '3:stored', '4:stored'],
+  );
+  assert.equal(tracer.active, undefined, 'the trace ended with its second message');
+  assert.deepEqual(
+    trace.messages.map((m) => [m.payload.toString(), m.steps.map((st) => st.step)]),
+    [
+      ['1', ['received', 'output', 'rendered', 'stored']],
+      ['2', ['received', 'output', 'rendered', 'stored']],
+    ],
   );
   s.stop();
 });

@@ -244,7 +244,9 @@ export class SinkRunner {
       a.ruleCounters.actionsSuccess.inc(n);
     });
     for (const e of stored) e.waiter.itemDone('stored');
-    if (this.tracer.active !== undefined) for (const e of stored) this.tracer.active.finished(e.ruleId, e.event, 'stored', this.name);
+    // The trace read once: the item that ends it leaves `active` undefined for the rest of the batch.
+    const trace = this.tracer.active;
+    if (trace !== undefined) for (const e of stored) trace.finished(e.ruleId, e.event, 'stored', this.name);
     for (const r of result.rejected) await this.deadLetter([batch[r.index]!], 'rejected', r.error, true);
     if (result.retry.length) {
       await this.retryLater(
