@@ -109,7 +109,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
 
   const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
   if (ruleErrors && errors.length) throw new ConfigErrors(inReadingOrder(errors));
-  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported);
+  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported, cfg.broker);
   if (ruleErrors) ruleErrors.splice(0, ruleErrors.length, ...inReadingOrder(ruleErrors));
   if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
   return Object.freeze({
@@ -179,7 +179,13 @@ function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, e
  * Loads every *.yaml / *.yml in `dir` as a rule file. `reported(name)`: a sink missing from `sinks`
  * whose own error weir.yaml already has, so actions naming it are not reported a second time.
  */
-export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], reported?: (sink: string) => boolean): RuleConfig[] {
+export function loadRules(
+  dir: string,
+  sinks: ReadonlyMap<string, SinkConfig>,
+  errors: ConfigError[],
+  reported?: (sink: string) => boolean,
+  broker?: BrokerConfig,
+): RuleConfig[] {
   let files: string[];
   try {
     files = ruleFilesIn(dir);
@@ -190,7 +196,7 @@ export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, e
   const rules: RuleConfig[] = [];
   const ids = new Map<string, string>();
   for (const file of files) {
-    const rule = loadRuleFile(file, sinks, errors, reported);
+    const rule = loadRuleFile(file, sinks, errors, reported, broker);
     if (!rule) continue;
     const dup = ids.get(rule.id);
     if (dup) {
@@ -226,6 +232,7 @@ export function loadRuleFile(
   sinks: ReadonlyMap<string, SinkConfig>,
   errors: ConfigError[],
   reported?: (sink: string) => boolean,
+  broker?: BrokerConfig,
 ): RuleConfig | undefined {
   const before = errors.length;
   const src = readSource(file, errors);
@@ -293,6 +300,10 @@ export function loadRuleFile(
       const output: RuleOutput =
         r.sql !== undefined ? { kind: 'sql', names: (compiled as CompiledSqlRule).outputNames } : { kind: 'jsonata', expression: r.jsonata ?? '' };
       checkTemplates(sink.sinkType.actionSchema, settings, output, { src, action: i }, errors, warnings);
+      for (const p of sink.sinkType.lintAction?.(settings, { filters: compiled.filters, sink: sink.settings, broker }) ?? []) {
+        const at = ['actions', i, ...p.path];
+        errors.push(new ConfigError(p.code ?? 'config.invalid_value', p.message, { file, ...locate(src, at), path: at.join('.'), value: p.value }));
+      }
     }
   }
   if (errors.length > before || !compiled || failed) return undefined;

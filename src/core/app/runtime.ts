@@ -72,7 +72,7 @@ export class Runtime {
     const sinks = new Map(
       [...cfg.sinks.values()].map((sc) => [
         sc.name,
-        sc.sinkType.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id }),
+        sc.sinkType.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id, broker: cfg.broker }),
       ]),
     );
     const fallback = besideConfig(cfg, cfg.deadLetter.fallback_file);
@@ -130,7 +130,7 @@ export class Runtime {
   /** Reloads the rule files; an invalid set is rejected whole and the running rules stay. */
   async reloadRules(): Promise<ConfigError[]> {
     const errors: ConfigError[] = [];
-    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors);
+    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors, undefined, this.cfg.broker);
     if (errors.length) {
       for (const e of errors) this.log.error({ code: e.code, err: e.message }, 'rule rejected; the running rules stay');
       this.metrics.rulesReloadFailures.inc();
