@@ -57,7 +57,7 @@ export const CONFIG_CODES = {
   'config.invalid_value': { class: 'fatal', meaning: 'a value of the wrong type, out of range or not one of the allowed words', action: FIX_CONFIG },
   'config.unknown_sink_type': {
     class: 'fatal',
-    meaning: '`type:` of a sink is not postgres, kafka, pulsar or mqtt',
+    meaning: '`type:` of a sink is not postgres, kafka, pulsar, mqtt or http',
     action: 'use one of the sink types listed',
   },
   'config.unknown_sink': {
@@ -79,6 +79,11 @@ export const CONFIG_CODES = {
   'config.sink.mqtt': {
     class: 'fatal',
     meaning: 'settings of an mqtt (republish) sink that contradict each other',
+    action: 'change one of the settings named',
+  },
+  'config.sink.http': {
+    class: 'fatal',
+    meaning: 'settings of an http (webhook) sink that cannot work together',
     action: 'change one of the settings named',
   },
   'config.republish_loop': {

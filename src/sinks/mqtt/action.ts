@@ -7,7 +7,7 @@ import { compileTemplate } from '../../rules/index.js';
 import { payloadText } from '../../rules/compile/context.js';
 import type { OutputRecord } from '../../rules/types.js';
 import { toStr } from '../../rules/values/to-str.js';
-import { toBytes } from '../bytes.js';
+import { bodyBytes, toBytes } from '../bytes.js';
 import { compileTextMap } from '../text-map.js';
 import type { BoundAction, SinkInput } from '../types.js';
 import { MqttError } from './errors.js';
@@ -73,14 +73,8 @@ export function bindMqttAction(action: MqttAction, ruleId: string): BoundAction<
         if (q !== '0' && q !== '1') throw new EncodeError(`qos template ${String(action.qos)} gave ${JSON.stringify(q)}, not 0 or 1`);
         qos = q === '0' ? 0 : 1;
       }
-      let payload: Buffer;
-      if (payloadOf) {
-        const v = payloadOf(record, event);
-        if (v === undefined) throw new EncodeError(`payload template ${action.payload} gave no value`);
-        payload = v === null ? Buffer.alloc(0) : toBytes(v);
-      } else {
-        payload = toBytes(record);
-      }
+      const payload = bodyBytes(payloadOf, record, event);
+      if (payload === undefined) throw new EncodeError(`payload template ${action.payload} gave no value`);
       let properties: MqttItem['properties'];
       if (hasProperties) {
         properties = {};

@@ -8,6 +8,7 @@ import type { IClientOptions } from 'mqtt';
 import { brokerTlsOptions } from '../../config/broker-tls.js';
 import type { BrokerConfig } from '../../config/schema.js';
 import { WeirError } from '../../errors.js';
+import { resultOf } from '../item-results.js';
 import { KeptAttempt } from '../kept-attempt.js';
 import { ALL_WRITTEN, type BoundAction, type ErrorClass, type Sink, type SinkDeps, type WriteResult } from '../types.js';
 import { bindMqttAction, type MqttItem } from './action.js';
@@ -71,23 +72,10 @@ export class MqttSink implements Sink<MqttAction, MqttItem> {
     const conn = await this.connected();
     const outcomes = await Promise.allSettled(items.map((it) => conn.publish(it)));
     if (conn.peakInFlight > this.peakInFlight) this.peakInFlight = conn.peakInFlight;
-    const rejected: Array<{ index: number; error: Error }> = [];
-    const retry: number[] = [];
-    let retryError: Error | undefined;
-    for (const [index, o] of outcomes.entries()) {
-      if (o.status === 'fulfilled') continue;
-      const error = o.reason instanceof Error ? o.reason : new Error(String(o.reason));
-      if (this.classify(error) === 'reject') rejected.push({ index, error });
-      else {
-        retry.push(index);
-        retryError ??= error;
-      }
-    }
-    // Nothing went through and the connection is gone: one error for the whole batch, so that the
-    // core counts an outage (readiness down) rather than a partial write.
-    if (retry.length === items.length && retryError) throw retryError;
-    if (rejected.length === 0 && retry.length === 0) return ALL_WRITTEN;
-    return { rejected, retry, retryError };
+    return resultOf(
+      outcomes.map((o) => (o.status === 'fulfilled' ? undefined : o.reason instanceof Error ? o.reason : new Error(String(o.reason)))),
+      (err) => this.classify(err),
+    );
   }
 
   async probe(_signal: AbortSignal): Promise<void> {
