@@ -7,13 +7,13 @@
 //       does and then drops the batch (bench/discard-weir.mjs; registered only in that process);
 //   (b) pg: the real PostgreSQL (fsync on, test/harness/postgres.ts), through bin/weir.js;
 //   (c) a sink with its own service, its weir.yaml and payload size, set up by
-//       bench/standalone-<sink>.ts (SERVICE_SINKS below) and read back afterwards: kafka, pulsar.
+//       bench/standalone-<sink>.ts (SERVICE_SINKS below) and read back afterwards: kafka, pulsar, mqtt and http (bench/standalone-republish.ts).
 // A run ends when the stand-in has every PUBACK; with ack after commit that is every row stored.
 // weir runs compiled in its own process; its CPU (utime + stime) and RSS are read from /proc of
 // that process. Placement: weir alone on cpu 1; the stand-in (this process) and the sink's
 // service (PostgreSQL, Kafka) on cpu 0 (BENCH_PIN=0: none).
 //
-// Knobs: STANDALONE_SINKS (default "discard,pg"; also pulsar), STANDALONE_MESSAGES per run (default 400,000),
+// Knobs: STANDALONE_SINKS (default "discard,pg"; also kafka, pulsar, mqtt, http), STANDALONE_MESSAGES per run (default 400,000),
 // STANDALONE_ROUNDS (default 3), STANDALONE_WARMUP (default 100,000), STANDALONE_DEVICES (distinct
 // device topics, default 1,000), STANDALONE_RULES and STANDALONE_FANOUT (below), STANDALONE_IDLE_S
 // (idle RSS read this long after subscribing, default 30), BENCH_NO_BUILD=1, and BENCH_CPU_PROF /
@@ -39,6 +39,7 @@ import { encodeRun, StandInBroker, type EncodedRun } from './stand-in-broker.js'
 import { binaryPayload } from './standalone-binary.js';
 import { standaloneKafka } from './standalone-kafka.js';
 import { startPulsarSink } from './standalone-pulsar.js';
+import { standaloneRepublish, standaloneWebhook } from './standalone-republish.js';
 
 const SINKS = (process.env.STANDALONE_SINKS ?? 'discard,pg').split(',').filter(Boolean);
 const MESSAGES = Number(process.env.STANDALONE_MESSAGES ?? 400_000);
@@ -84,7 +85,12 @@ export interface ServiceSink {
 }
 
 /** Sinks with a service of their own, each started by its bench/standalone-<sink>.ts; weir runs through bin/weir.js. */
-const SERVICE_SINKS: Record<string, (connections: number) => Promise<ServiceSink>> = { kafka: standaloneKafka, pulsar: startPulsarSink };
+const SERVICE_SINKS: Record<string, (connections: number) => Promise<ServiceSink>> = {
+  kafka: standaloneKafka,
+  pulsar: startPulsarSink,
+  mqtt: standaloneRepublish,
+  http: standaloneWebhook,
+};
 
 /** The messages of every run so far: device k mod DEVICES, each device's seq counting on across runs (so PostgreSQL's rows stay distinct). */
 class Feed {

@@ -55,7 +55,11 @@ export const CONFIG_CODES = {
     action: 'use the suggested key, or remove it',
   },
   'config.invalid_value': { class: 'fatal', meaning: 'a value of the wrong type, out of range or not one of the allowed words', action: FIX_CONFIG },
-  'config.unknown_sink_type': { class: 'fatal', meaning: '`type:` of a sink is not postgres, kafka or pulsar', action: 'use one of the sink types listed' },
+  'config.unknown_sink_type': {
+    class: 'fatal',
+    meaning: '`type:` of a sink is not postgres, kafka, pulsar, mqtt or http',
+    action: 'use one of the sink types listed',
+  },
   'config.unknown_sink': {
     class: 'fatal',
     meaning: "a rule's action (or `dead_letter.sink`) names a sink weir.yaml does not have",
@@ -81,6 +85,21 @@ export const CONFIG_CODES = {
     class: 'fatal',
     meaning: "a rule's payload_schema names no schema of weir.yaml's `schemas:`",
     action: 'name one of the schemas listed',
+  },
+  'config.sink.mqtt': {
+    class: 'fatal',
+    meaning: 'settings of an mqtt (republish) sink that contradict each other',
+    action: 'change one of the settings named',
+  },
+  'config.sink.http': {
+    class: 'fatal',
+    meaning: 'settings of an http (webhook) sink that cannot work together',
+    action: 'change one of the settings named',
+  },
+  'config.republish_loop': {
+    class: 'fatal',
+    meaning: "an mqtt action republishes into a topic that its rule's own FROM matches, on the broker weir reads from: each output would come back to the rule",
+    action: 'publish elsewhere, or write `allow_loop: true` on the action when the loop is intended (its WHERE must stop it)',
   },
   'config.duplicate_rule': { class: 'fatal', meaning: 'two rule files use the same `id`', action: 'give one of them another id' },
   'config.rule_source': { class: 'fatal', meaning: 'a rule needs exactly one of `sql` or `jsonata` (and `from` with `jsonata`)', action: 'keep one of them' },

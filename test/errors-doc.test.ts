@@ -8,7 +8,9 @@ import { WeirError } from '../src/errors.js';
 import { ERRORS_DOC, renderErrorsDoc } from '../src/errors-doc.js';
 import { ALL_SINK_TYPES } from '../src/sinks/all.js';
 import { ERROR_SECTIONS } from '../src/sinks/error-catalogue.js';
+import { HttpError } from '../src/sinks/http/errors.js';
 import { KafkaError } from '../src/sinks/kafka/errors.js';
+import { MqttError } from '../src/sinks/mqtt/errors.js';
 import { PostgresError } from '../src/sinks/postgres/errors.js';
 import { PulsarError } from '../src/sinks/pulsar/errors.js';
 import { ROOT } from './harness/weir.js';
@@ -48,7 +50,7 @@ test("each sink's codes are its own (sink.<type>.…), and each code's error ans
       `sink ${t.type} declares only sink.${t.type}.* codes`,
     );
   }
-  const sinkErrors = { postgres: PostgresError, kafka: KafkaError, pulsar: PulsarError } as const;
+  const sinkErrors = { postgres: PostgresError, kafka: KafkaError, pulsar: PulsarError, mqtt: MqttError, http: HttpError } as const;
   assert.deepEqual(Object.keys(sinkErrors).sort(), ALL_SINK_TYPES.map((t) => t.type).sort(), 'every registered sink is checked here');
   for (const s of ERROR_SECTIONS) {
     for (const [code, info] of Object.entries(s.codes)) {

@@ -40,7 +40,7 @@ export type RetryConfig = Static<typeof RetrySpec>;
 
 /** Keys every `sinks.<name>` entry has, beside those of its type's spec. */
 export const SinkCommonSpec = {
-  type: Type.String({ description: 'The sink type: postgres, kafka, pulsar.', examples: ['postgres'] }),
+  type: Type.String({ description: 'The sink type: postgres, kafka, pulsar, mqtt, http.', examples: ['postgres'] }),
   batch: BatchSpec,
   retry: RetrySpec,
   max_in_flight: Type.Integer({ minimum: 1, maximum: 256, default: 4, description: 'Batches of this sink being written at once (p-queue concurrency).' }),

@@ -116,7 +116,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
 
   const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
   if (ruleErrors && errors.length) throw new ConfigErrors(inReadingOrder(errors));
-  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported, schemas);
+  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported, schemas, cfg.broker);
   if (ruleErrors) ruleErrors.splice(0, ruleErrors.length, ...inReadingOrder(ruleErrors));
   if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
   return Object.freeze({
@@ -250,6 +250,7 @@ export function loadRules(
   errors: ConfigError[],
   reported?: (sink: string) => boolean,
   schemas?: SchemaRegistry,
+  broker?: BrokerConfig,
 ): RuleConfig[] {
   let files: string[];
   try {
@@ -261,7 +262,7 @@ export function loadRules(
   const rules: RuleConfig[] = [];
   const ids = new Map<string, string>();
   for (const file of files) {
-    const rule = loadRuleFile(file, sinks, errors, reported, schemas);
+    const rule = loadRuleFile(file, sinks, errors, reported, schemas, broker);
     if (!rule) continue;
     const dup = ids.get(rule.id);
     if (dup) {
@@ -298,6 +299,7 @@ export function loadRuleFile(
   errors: ConfigError[],
   reported?: (sink: string) => boolean,
   schemas?: SchemaRegistry,
+  broker?: BrokerConfig,
 ): RuleConfig | undefined {
   const before = errors.length;
   const src = readSource(file, errors);
@@ -386,6 +388,10 @@ export function loadRuleFile(
       const output: RuleOutput =
         r.sql !== undefined ? { kind: 'sql', names: (compiled as CompiledSqlRule).outputNames } : { kind: 'jsonata', expression: r.jsonata ?? '' };
       checkTemplates(sink.sinkType.actionSchema, settings, output, { src, action: i }, errors, warnings);
+      for (const p of sink.sinkType.lintAction?.(settings, { filters: compiled.filters, sink: sink.settings, broker }) ?? []) {
+        const at = ['actions', i, ...p.path];
+        errors.push(new ConfigError(p.code ?? 'config.invalid_value', p.message, { file, ...locate(src, at), path: at.join('.'), value: p.value }));
+      }
     }
   }
   if (errors.length > before || !compiled || failed) return undefined;

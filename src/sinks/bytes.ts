@@ -36,3 +36,15 @@ function utf8(s: string): Buffer {
   used = (used + n + 7) & ~7;
   return out;
 }
+
+/**
+ * The bytes of a message body (mqtt payload, http body): its template's value (null: no bytes), or
+ * without a template the whole output record as JSON. Undefined when the template gave no value:
+ * the caller refuses the message.
+ */
+export function bodyBytes<R, E>(template: ((record: R, event?: E) => unknown) | undefined, record: R, event: E): Buffer | undefined {
+  if (!template) return toBytes(record);
+  const v = template(record, event);
+  if (v === undefined) return undefined;
+  return v === null ? Buffer.alloc(0) : toBytes(v);
+}

@@ -8,6 +8,7 @@ import type { DeadLetter } from '../dead-letters/letter.js';
 import type { LetterStore } from '../dead-letters/letter-store.js';
 import type { Logger } from '../log.js';
 import type { OutputRecord, RuleEvent } from '../rules/types.js';
+import type { BrokerConfig } from '../config/schema.js';
 
 /** How the core treats an error a driver raised or reported (defined beside the error catalogue). */
 export type { ErrorClass } from '../error-codes.js';
@@ -85,6 +86,8 @@ export interface SinkDeps {
   readonly log: Logger;
   /** This replica's stable id (its broker client id), for what a sink records per writer. */
   readonly instance?: string;
+  /** The broker weir reads from (weir.yaml's `broker`), for a sink that publishes to it (mqtt). */
+  readonly broker?: BrokerConfig;
 }
 
 /** What a sink type's `lint` found wrong in its settings, and what to write instead. */
@@ -97,6 +100,16 @@ export interface SettingProblem {
   readonly value?: string;
   /** Error code (docs/errors.md); default config.invalid_value. */
   readonly code?: CoreErrorCode;
+}
+
+/** What lintAction knows of an action's rule and sink. */
+export interface ActionContext<Cfg> {
+  /** The rule's FROM topic filters, as written. */
+  readonly filters: readonly string[];
+  /** The settings of the sink the action writes to. */
+  readonly sink: Cfg;
+  /** The broker weir reads from (weir.yaml's `broker`), when the caller has it. */
+  readonly broker?: BrokerConfig;
 }
 
 /** One action of a rule on a sink, as `weir reconcile` hands it to the sink type's `count`. */
@@ -185,6 +198,12 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
    * same problems, each at its key's file:line:col, before anything connects.
    */
   lint?(cfg: Cfg): SettingProblem[];
+  /**
+   * What an action's settings mean for its rule that neither schema can say (mqtt: republishing
+   * into a topic the rule's own FROM matches): each problem at its key below the action, for
+   * `weir check` and `weir run` alike. Called on settings that passed both schemas.
+   */
+  lintAction?(action: ActionCfg, ctx: ActionContext<Cfg>): SettingProblem[];
   create(cfg: Cfg, deps: SinkDeps): Sink<ActionCfg, Item>;
   /**
    * Brings the service up to what weir needs (PostgreSQL: migrations/, hypertables): `weir migrate`

@@ -43,6 +43,16 @@ export interface StartMosquittoOptions {
    * keeps nothing across restarts.
    */
   persistence?: boolean;
+  /**
+   * Lines of an acl_file (`topic deny +/refused`): a publish it denies is answered with PUBACK
+   * 0x87 Not authorized (MQTT 5), the message alone refused while the connection stays up.
+   */
+  acl?: string[];
+  /**
+   * max_queued_messages; default 0 (no limit). Mosquitto 2.0.11 drops the connection of a client
+   * whose publish its ACL denies ("Bad socket read/write") when this is 0: give a limit with acl.
+   */
+  maxQueuedMessages?: number;
 }
 
 /** `autosave_interval` with persistence: at most this many seconds of changes are lost by a SIGKILL. */
@@ -61,9 +71,10 @@ export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<
       ...(opts.tls ? [`cafile ${opts.tls.cafile}`, `certfile ${opts.tls.certfile}`, `keyfile ${opts.tls.keyfile}`] : []),
       ...(opts.user ? ['allow_anonymous false', `password_file ${passwordFile(dir, opts.user)}`] : ['allow_anonymous true']),
       ...(opts.persistence ? persistenceLines(dir) : ['persistence false']),
+      ...(opts.acl ? [`acl_file ${aclFile(dir, opts.acl)}`] : []),
       // 0 = no limit: weir bounds its own unacked window; the broker must never drop a queued message.
       'max_inflight_messages 0',
-      'max_queued_messages 0',
+      `max_queued_messages ${opts.maxQueuedMessages ?? 0}`,
       'max_queued_bytes 0',
       'message_size_limit 0',
       'log_dest stdout',
@@ -91,6 +102,14 @@ function persistenceLines(dir: string): string[] {
     chownSync(data, mosquittoId('-u'), mosquittoId('-g'));
   }
   return ['persistence true', `persistence_location ${data}/`, `autosave_interval ${AUTOSAVE_S}`];
+}
+
+function aclFile(dir: string, lines: string[]): string {
+  const file = join(dir, 'acl');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  // As root, mosquitto drops to its own user before it reads the file.
+  if (process.getuid?.() === 0) chmodSync(dir, 0o755);
+  return file;
 }
 
 function mosquittoId(flag: '-u' | '-g'): number {
@@ -122,6 +141,25 @@ export function sharedMosquitto(): Promise<{ url: string }> {
     return { url: b.url };
   });
   return shared;
+}
+
+/**
+ * For a test file: the run's Mosquitto (WEIR_TEST_MOSQUITTO), or one of the file's own, which the
+ * file stops in its after(): sharedMosquitto()'s in-process broker keeps a test process alive
+ * after its tests end.
+ */
+export function fileMosquitto(): { url(): Promise<string>; stop(): Promise<void> } {
+  let own: Promise<MosquittoBroker> | undefined;
+  return {
+    async url() {
+      if (process.env.WEIR_TEST_MOSQUITTO) return (await sharedMosquitto()).url;
+      own ??= startMosquitto();
+      return (await own).url;
+    },
+    async stop() {
+      await (await own?.catch(() => undefined))?.stop();
+    },
+  };
 }
 
 await runAsProgram(

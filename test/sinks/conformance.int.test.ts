@@ -23,12 +23,20 @@ import { ALL_SINK_TYPES } from '../../src/sinks/all.js';
 import type { SinkType } from '../../src/sinks/types.js';
 import { tempDir, waitFor } from '../harness/process.js';
 import { goodRecord, type SinkAdapter, type Target } from './conformance/adapter.js';
+import { httpAdapter } from './conformance/http.js';
 import { kafkaAdapter } from './conformance/kafka.js';
+import { mqttAdapter } from './conformance/mqtt.js';
 import { postgresAdapter } from './conformance/postgres.js';
 import { pulsarAdapter } from './conformance/pulsar.js';
 
 /** One adapter per registered sink type: a type without one fails the suite. */
-const ADAPTERS: Readonly<Record<string, SinkAdapter>> = { postgres: postgresAdapter, kafka: kafkaAdapter, pulsar: pulsarAdapter };
+const ADAPTERS: Readonly<Record<string, SinkAdapter>> = {
+  postgres: postgresAdapter,
+  kafka: kafkaAdapter,
+  pulsar: pulsarAdapter,
+  mqtt: mqttAdapter,
+  http: httpAdapter,
+};
 
 const RULE = 'conformance';
 const FAST_RETRY: RetryConfig = { initial_ms: 100, max_ms: 1_000, multiplier: 2, max_attempts: 0 };

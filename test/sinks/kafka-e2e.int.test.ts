@@ -13,7 +13,7 @@ import { countTopic } from '../../src/sinks/kafka/count.js';
 import { endSessions, messageSinkFiles } from '../e2e/fixtures.js';
 import { sharedKafka } from '../harness/kafka.js';
 import { readTopic } from '../harness/kafka-reader.js';
-import { sharedMosquitto, startMosquitto, type MosquittoBroker } from '../harness/mosquitto.js';
+import { fileMosquitto } from '../harness/mosquitto.js';
 import { tempDir, waitFor } from '../harness/process.js';
 import { startWeir, type WeirProcess } from '../harness/weir.js';
 import { assertAsPublished, assertCleanRun, publishExpected, type ReadRecord } from './message-sink-e2e.js';
@@ -25,23 +25,13 @@ const RULE = 'telemetry_to_kafka';
 const running: WeirProcess[] = [];
 const sessions: Array<[string, string, number]> = [];
 const dirs: string[] = [];
-let ownMosquitto: MosquittoBroker | undefined;
+const mosquitto = fileMosquitto();
 after(async () => {
   for (const w of running) await w.kill();
   for (const [url, id, n] of sessions) await endSessions(url, id, n);
-  await ownMosquitto?.stop();
+  await mosquitto.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-/**
- * The run's Mosquitto (WEIR_TEST_MOSQUITTO), or one of this file's own, stopped in after():
- * sharedMosquitto()'s in-process broker keeps a test process alive after its tests end.
- */
-async function mosquittoUrl(): Promise<string> {
-  if (process.env.WEIR_TEST_MOSQUITTO) return (await sharedMosquitto()).url;
-  ownMosquitto ??= await startMosquitto();
-  return ownMosquitto.url;
-}
 
 function workDir(): string {
   const d = tempDir('weir-kafka-e2e');
@@ -95,7 +85,7 @@ async function recordsIn(brokerList: string[], topic: string): Promise<number> {
 test('100,000 QoS 1 messages through Mosquitto → weir → a 6-partition topic: exactly 100,000 records, byte-identical, one device in one partition in order', {
   timeout: 300_000,
 }, async (t) => {
-  const mqttUrl = await mosquittoUrl();
+  const mqttUrl = await mosquitto.url();
   const kafka = await sharedKafka();
   const topic = `e2e-${randomUUID()}`;
   const clientId = `weir-k100k-${process.pid}`;

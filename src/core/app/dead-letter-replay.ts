@@ -104,7 +104,12 @@ class Replayer {
     this.dlq = dlq;
     for (const sc of cfg.sinks.values()) {
       // Its own writer name in weir_ledger: a replay never waits on the ledger rows of a running replica.
-      const sink = sc.sinkType.create(sc.settings, { name: sc.name, log: opts.log.child({ sink: sc.name }), instance: `${cfg.broker.client_id}-dlq` });
+      const sink = sc.sinkType.create(sc.settings, {
+        name: sc.name,
+        log: opts.log.child({ sink: sc.name }),
+        instance: `${cfg.broker.client_id}-dlq`,
+        broker: cfg.broker,
+      });
       this.runners.set(sc.name, new SinkRunner(sc, sink, dlq, this.metrics, opts.log, signal));
     }
   }

@@ -84,7 +84,7 @@ export class Runtime {
     const sinks = new Map(
       [...cfg.sinks.values()].map((sc) => [
         sc.name,
-        sc.sinkType.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id }),
+        sc.sinkType.create(sc.settings, { name: sc.name, log: log.child({ sink: sc.name }), instance: cfg.broker.client_id, broker: cfg.broker }),
       ]),
     );
     const fallback = besideConfig(cfg, cfg.deadLetter.fallback_file);
@@ -169,7 +169,7 @@ export class Runtime {
     const errors: ConfigError[] = [];
     // The schema files are read again with the rules; the Sparkplug aliases learnt so far stay.
     const schemas = loadSchemas(this.cfg.schemaEntries, this.cfg.file, this.cfg.schemas.sparkplugAliases, errors);
-    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors, undefined, schemas);
+    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors, undefined, schemas, this.cfg.broker);
     if (errors.length) {
       for (const e of errors) this.log.error({ code: e.code, err: e.message }, 'rule rejected; the running rules stay');
       this.metrics.rulesReloadFailures.inc();

@@ -9,6 +9,7 @@ import type { OutgoingMessage } from './transport.js';
 import { WholeFloat } from '../../rules/values/floats.js';
 import { toStr } from '../../rules/values/to-str.js';
 import { toBytes } from '../bytes.js';
+import { compileTextMap } from '../text-map.js';
 import { payloadText } from '../../rules/compile/context.js';
 
 type Template = (record: OutputRecord, event?: RuleEvent) => unknown;
@@ -37,7 +38,7 @@ export type MessageEncoder = (input: SinkInput) => OutgoingMessage;
 
 export function compileEncoder(action: PulsarAction): MessageEncoder {
   const key: Template | undefined = action.key ? compileTemplate(action.key) : undefined;
-  const props: Array<[string, Template]> = Object.entries(action.properties ?? {}).map(([k, t]) => [k, compileTemplate(t)]);
+  const props = compileTextMap(action.properties);
   const eventTime: Template | undefined = action.event_time ? compileTemplate(action.event_time) : undefined;
   const payload: Template | undefined = action.payload ? compileTemplate(action.payload) : undefined;
   return ({ record, event }) => {
@@ -48,14 +49,7 @@ export function compileEncoder(action: PulsarAction): MessageEncoder {
       const k = key(record, event);
       if (k !== undefined && k !== null && k !== '') msg.key = toStr(k);
     }
-    if (props.length > 0) {
-      const p: Record<string, string> = {};
-      for (const [name, t] of props) {
-        const v = t(record, event);
-        if (v !== undefined && v !== null) p[name] = toStr(v);
-      }
-      msg.properties = p;
-    }
+    if (props) msg.properties = props(record, event);
     if (eventTime) {
       const t = toEventTime(eventTime(record, event));
       if (t !== undefined) msg.eventTime = t;

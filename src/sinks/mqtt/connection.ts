@@ -1,0 +1,162 @@
+// The mqtt sink's one connection to the broker it republishes to, over mqtt.js, with the parts
+// mqtt.js leaves to its user:
+// - a bound on QoS 1 publishes in flight: mqtt.js sends every publish at once, and does not keep
+//   to the Receive Maximum of the broker's CONNACK (HiveMQ CE disconnects a client that exceeds it,
+//   0x93), so publish() waits for a slot under min(max_in_flight_messages, Receive Maximum);
+// - no offline queue and no reconnect of its own (reconnectPeriod 0): a publish that finds the
+//   connection gone, or is pending when it drops, fails at once as connection_lost, and the core's
+//   retry sends it on a new connection. mqtt.js would otherwise hold it for a reconnect that the
+//   sink cannot see, and a write would neither succeed nor fail;
+// - a PUBACK deadline: a publish older than publish_timeout_ms drops the connection (one timer
+//   per connection, not one per publish).
+// Many publishes are in flight at once: mqtt.js does not wait for one PUBACK before the next
+// PUBLISH (measured: peakInFlight reached the window of 1,000 against a Mosquitto without an
+// in-flight limit; README.md, Many in flight).
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import { MqttError } from './errors.js';
+import type { MqttItem } from './action.js';
+
+/** Reason codes of a PUBACK that are worth sending again (MQTT 5 §3.4.2.1); every other failure is a refusal of the message. */
+const TRANSIENT_PUBACK = new Set([0x91 /* Packet Identifier in use */, 0x97 /* Quota exceeded */]);
+
+interface Pending {
+  readonly since: number;
+  readonly fail: (err: Error) => void;
+}
+
+export interface ConnectionOptions {
+  readonly url: string;
+  readonly client: IClientOptions;
+  readonly maxInFlight: number;
+  readonly publishTimeoutMs: number;
+}
+
+export class Connection {
+  /** Why the connection is gone (set once); every later publish fails with it. */
+  private gone: Error | undefined;
+  private inFlight = 0;
+  /** The most publishes that were in flight at once: what mqtt.js allows, measured. */
+  peakInFlight = 0;
+  private readonly slots: Array<() => void> = [];
+  private readonly pending = new Set<Pending>();
+  private readonly watchdog: NodeJS.Timeout;
+
+  private constructor(
+    private readonly client: MqttClient,
+    /** min(max_in_flight_messages, the broker's Receive Maximum). */
+    readonly window: number,
+    private readonly publishTimeoutMs: number,
+    onGone: (c: Connection) => void,
+  ) {
+    client.on('close', () => {
+      this.drop(new MqttError('sink.mqtt.connection_lost', 'the connection to the broker closed'));
+      onGone(this);
+    });
+    client.on('error', () => undefined); // 'close' follows and says what matters
+    this.watchdog = setInterval(() => this.checkDeadline(), Math.max(50, Math.floor(publishTimeoutMs / 4)));
+    this.watchdog.unref();
+  }
+
+  /** Connects; resolves once the broker's CONNACK accepted the connection. */
+  static open(o: ConnectionOptions, onGone: (c: Connection) => void): Promise<Connection> {
+    return new Promise((resolve, reject) => {
+      const client = mqtt.connect(o.url, { ...o.client, reconnectPeriod: 0, resubscribe: false, queueQoSZero: false });
+      const fail = (err: Error) => {
+        client.removeAllListeners();
+        client.on('error', () => undefined);
+        client.end(true);
+        reject(connectError(err));
+      };
+      client.once('error', fail);
+      client.once('close', () => fail(new MqttError('sink.mqtt.connection_lost', 'the connection closed before the broker accepted it')));
+      client.once('connect', (connack) => {
+        client.removeAllListeners('error');
+        client.removeAllListeners('close');
+        const receiveMaximum = connack.properties?.receiveMaximum ?? 65535;
+        resolve(new Connection(client, Math.min(o.maxInFlight, receiveMaximum), o.publishTimeoutMs, onGone));
+      });
+    });
+  }
+
+  get open(): boolean {
+    return this.gone === undefined;
+  }
+
+  /**
+   * Publishes one message; resolves at its PUBACK (QoS 1) or once written to the socket (QoS 0).
+   * Rejects with refused (a failure reason code), busy, or connection_lost.
+   */
+  async publish(item: MqttItem): Promise<void> {
+    if (this.gone) throw this.gone;
+    if (item.qos === 1 && this.inFlight >= this.window) {
+      await new Promise<void>((resolve) => this.slots.push(resolve));
+      if (this.gone) throw this.gone;
+    }
+    if (item.qos === 1 && ++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const p: Pending = { since: Date.now(), fail: reject };
+        this.pending.add(p);
+        this.client.publish(item.topic, item.payload, { qos: item.qos, retain: item.retain, properties: item.properties }, (err) => {
+          if (!this.pending.delete(p)) return; // already failed by drop()
+          if (err) reject(publishError(err, item.topic));
+          else resolve();
+        });
+      });
+    } finally {
+      if (item.qos === 1) {
+        this.inFlight--;
+        this.slots.shift()?.();
+      }
+    }
+  }
+
+  /** Ends the connection (DISCONNECT when it is up); pending publishes fail as connection_lost. */
+  async close(): Promise<void> {
+    this.drop(new MqttError('sink.mqtt.closed', 'the sink closed its connection'));
+    await new Promise<void>((resolve) => this.client.end(false, {}, () => resolve()));
+  }
+
+  private drop(why: Error): void {
+    if (this.gone) return;
+    this.gone = why;
+    clearInterval(this.watchdog);
+    for (const p of this.pending) p.fail(why);
+    this.pending.clear();
+    for (const wake of this.slots.splice(0)) wake();
+  }
+
+  /** A publish pending for longer than publish_timeout_ms: the connection is dropped, and every pending publish retried. */
+  private checkDeadline(): void {
+    const oldest = this.pending.values().next().value;
+    if (oldest === undefined || Date.now() - oldest.since < this.publishTimeoutMs) return;
+    this.drop(new MqttError('sink.mqtt.connection_lost', `no PUBACK within publish_timeout_ms (${this.publishTimeoutMs} ms)`));
+    this.client.end(true);
+  }
+}
+
+interface ReasonError {
+  code?: unknown;
+  message: string;
+}
+
+function publishError(err: Error, topic: string): Error {
+  const rc = (err as ReasonError).code;
+  if (typeof rc === 'number') {
+    const name = mqtt.ReasonCodes[rc as keyof typeof mqtt.ReasonCodes] || 'unknown reason code';
+    const text = `the broker refused the PUBLISH to ${topic}: 0x${rc.toString(16).padStart(2, '0')} ${name}`;
+    return new MqttError(TRANSIENT_PUBACK.has(rc) ? 'sink.mqtt.busy' : 'sink.mqtt.refused', text);
+  }
+  return new MqttError('sink.mqtt.connection_lost', `publish to ${topic} failed: ${err.message}`, { cause: err });
+}
+
+/** CONNACK codes that say "later" (3.1.1: server unavailable; 5: unavailable, busy, shutting down, rate, quota). */
+const CONNACK_LATER = new Set([3, 0x88, 0x89, 0x8b, 0x96, 0x97]);
+
+/** A CONNACK refusal is the operator's to fix unless it says "later"; anything else (refused port, reset, timeout) is the network's. */
+function connectError(err: Error): Error {
+  if (err instanceof MqttError) return err;
+  const rc = (err as ReasonError).code;
+  if (typeof rc === 'number' && !CONNACK_LATER.has(rc)) return new MqttError('sink.mqtt.connect_refused', err.message, { cause: err });
+  return err;
+}

@@ -1,0 +1,143 @@
+// Republishes rule outputs to an MQTT broker. One write() publishes every item of the batch at
+// once over the sink's own connection (up to its in-flight window, connection.ts) and resolves
+// when each QoS 1 item has its PUBACK and each QoS 0 item is on the socket. A PUBACK with a failure
+// reason code refuses that item alone (dead-lettered with the code's name); a dropped connection
+// leaves the items not yet acknowledged to the core's retry, on a new connection. At least once:
+// a message whose PUBACK was lost with the connection is published again.
+import type { IClientOptions } from 'mqtt';
+import { brokerTlsOptions } from '../../config/broker-tls.js';
+import type { BrokerConfig } from '../../config/schema.js';
+import { WeirError } from '../../errors.js';
+import { resultOf } from '../item-results.js';
+import { KeptAttempt } from '../kept-attempt.js';
+import { ALL_WRITTEN, type BoundAction, type ErrorClass, type Sink, type SinkDeps, type WriteResult } from '../types.js';
+import { bindMqttAction, type MqttItem } from './action.js';
+import { classifyMqttError } from './classify.js';
+import { Connection } from './connection.js';
+import { MqttError } from './errors.js';
+import { lintMqttConfig, type MqttAction, type MqttConfig } from './spec.js';
+
+/** Where the sink connects, and how: its own settings, or the broker weir reads from. */
+export interface Target {
+  readonly url: string;
+  readonly protocolVersion: 4 | 5;
+  readonly username?: string;
+  readonly password?: string;
+  readonly tls?: BrokerConfig['tls'];
+}
+
+export function targetOf(cfg: MqttConfig, broker: BrokerConfig | undefined): Target {
+  if (cfg.url !== undefined) return { url: cfg.url, protocolVersion: cfg.protocol_version ?? 5, username: cfg.username, password: cfg.password, tls: cfg.tls };
+  const b = broker ?? { url: 'mqtt://127.0.0.1:1883', protocol_version: 5 as const };
+  return {
+    url: b.url,
+    protocolVersion: cfg.protocol_version ?? b.protocol_version,
+    username: cfg.username ?? broker?.username,
+    password: cfg.password ?? broker?.password,
+    tls: broker?.tls,
+  };
+}
+
+export class MqttSink implements Sink<MqttAction, MqttItem> {
+  private readonly connection = new KeptAttempt(() => this.open());
+  private readonly target: Target;
+  private readonly clientId: string;
+  private closed = false;
+  /** The most QoS 1 publishes in flight at once on any of the sink's connections so far. */
+  peakInFlight = 0;
+
+  constructor(
+    private readonly cfg: MqttConfig,
+    private readonly deps: SinkDeps,
+  ) {
+    const problems = lintMqttConfig(cfg);
+    // The loader reports these at their lines first; this guards a sink created from settings it never saw.
+    if (problems.length > 0)
+      throw new WeirError('config.sink.mqtt', `sinks.${deps.name}: ${problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`);
+    this.target = targetOf(cfg, deps.broker);
+    this.clientId = cfg.client_id ?? `${deps.instance ?? deps.broker?.client_id ?? 'weir'}-${deps.name}`;
+  }
+
+  bind(action: MqttAction, ruleId: string): BoundAction<MqttItem> {
+    return bindMqttAction(action, ruleId);
+  }
+
+  async connect(_signal: AbortSignal): Promise<void> {
+    await this.connected();
+  }
+
+  async write(items: MqttItem[], signal: AbortSignal): Promise<WriteResult> {
+    if (items.length === 0) return ALL_WRITTEN;
+    if (signal.aborted) throw new MqttError('sink.mqtt.aborted', 'write aborted: shutting down');
+    const conn = await this.connected();
+    const outcomes = await Promise.allSettled(items.map((it) => conn.publish(it)));
+    if (conn.peakInFlight > this.peakInFlight) this.peakInFlight = conn.peakInFlight;
+    return resultOf(
+      outcomes.map((o) => (o.status === 'fulfilled' ? undefined : o.reason instanceof Error ? o.reason : new Error(String(o.reason)))),
+      (err) => this.classify(err),
+    );
+  }
+
+  async probe(_signal: AbortSignal): Promise<void> {
+    const conn = await this.connected();
+    if (!conn.open) throw new MqttError('sink.mqtt.connection_lost', 'the connection to the broker is closed');
+  }
+
+  classify(err: unknown): ErrorClass {
+    return classifyMqttError(err);
+  }
+
+  fatalKind(err: unknown): string {
+    return err instanceof MqttError && err.code === 'sink.mqtt.connect_refused' ? 'connection refused by the broker' : 'fatal error';
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const current = this.connection.forget();
+    const conn = await current?.catch(() => undefined);
+    await conn?.close();
+  }
+
+  /** The open connection; connects (again) when there is none. */
+  private connected(): Promise<Connection> {
+    if (this.closed) return Promise.reject(new MqttError('sink.mqtt.closed', `sink ${this.deps.name} is closed`));
+    return this.connection.get();
+  }
+
+  private async open(): Promise<Connection> {
+    const t = this.target;
+    const url = new URL(t.url);
+    const tls = url.protocol === 'mqtt:' ? {} : brokerTlsOptions({ tls: t.tls } as BrokerConfig, url.hostname);
+    const options: IClientOptions = {
+      clientId: this.clientId,
+      protocolVersion: t.protocolVersion,
+      clean: true,
+      keepalive: this.cfg.keepalive_s,
+      connectTimeout: this.cfg.connect_timeout_ms,
+      username: t.username,
+      password: t.password,
+      ...tls,
+    };
+    const conn = await Connection.open(
+      { url: t.url, client: options, maxInFlight: this.cfg.max_in_flight_messages, publishTimeoutMs: this.cfg.publish_timeout_ms },
+      (gone) => {
+        const kept = this.connection.peek();
+        // Forget the connection that closed (not a newer one), so the next write connects again.
+        void kept
+          ?.then((c) => {
+            if (c === gone) this.connection.forget(kept);
+          })
+          .catch(() => undefined);
+        if (!this.closed) this.deps.log.warn({ sink: this.deps.name, url: redact(t.url) }, 'mqtt sink connection closed; the next write connects again');
+      },
+    );
+    this.deps.log.info({ sink: this.deps.name, url: redact(t.url), client_id: this.clientId, window: conn.window }, 'mqtt sink connected');
+    return conn;
+  }
+}
+
+function redact(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
