@@ -116,7 +116,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
 
   const rulesDir = resolve(dirname(path), rulesDirOverride ?? cfg.rules_dir ?? './rules');
   if (ruleErrors && errors.length) throw new ConfigErrors(inReadingOrder(errors));
-  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, reported, schemas, cfg.broker);
+  const rules = loadRules(rulesDir, sinks, ruleErrors ?? errors, { reported, schemas, broker: cfg.broker });
   if (ruleErrors) ruleErrors.splice(0, ruleErrors.length, ...inReadingOrder(ruleErrors));
   if (errors.length) throw new ConfigErrors(inReadingOrder(errors));
   return Object.freeze({
@@ -240,18 +240,18 @@ function loadSink(name: string, raw: Record<string, unknown>, src: YamlSource, e
   return { name, sinkType: type, batch: batch as BatchConfig, retry: retry as RetryConfig, max_in_flight: max_in_flight as number, settings };
 }
 
-/**
- * Loads every *.yaml / *.yml in `dir` as a rule file. `reported(name)`: a sink missing from `sinks`
- * whose own error weir.yaml already has, so actions naming it are not reported a second time.
- */
-export function loadRules(
-  dir: string,
-  sinks: ReadonlyMap<string, SinkConfig>,
-  errors: ConfigError[],
-  reported?: (sink: string) => boolean,
-  schemas?: SchemaRegistry,
-  broker?: BrokerConfig,
-): RuleConfig[] {
+/** What rule files are read against, beside the sinks. */
+export interface RuleContext {
+  /** A sink missing from `sinks` whose own error weir.yaml already has: actions naming it are not reported a second time. */
+  readonly reported?: (sink: string) => boolean;
+  /** weir.yaml's schemas, for the schema functions and payload_schema. */
+  readonly schemas?: SchemaRegistry;
+  /** The broker weir reads from, for the sinks' action checks (a republish loop). */
+  readonly broker?: BrokerConfig;
+}
+
+/** Loads every *.yaml / *.yml in `dir` as a rule file. */
+export function loadRules(dir: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], ctx: RuleContext = {}): RuleConfig[] {
   let files: string[];
   try {
     files = ruleFilesIn(dir);
@@ -262,7 +262,7 @@ export function loadRules(
   const rules: RuleConfig[] = [];
   const ids = new Map<string, string>();
   for (const file of files) {
-    const rule = loadRuleFile(file, sinks, errors, reported, schemas, broker);
+    const rule = loadRuleFile(file, sinks, errors, ctx);
     if (!rule) continue;
     const dup = ids.get(rule.id);
     if (dup) {
@@ -293,14 +293,8 @@ export function ruleFilesIn(dir: string): string[] {
 }
 
 /** One rule file → a compiled rule, or errors pushed to `errors`. `sinks` resolves action types. */
-export function loadRuleFile(
-  file: string,
-  sinks: ReadonlyMap<string, SinkConfig>,
-  errors: ConfigError[],
-  reported?: (sink: string) => boolean,
-  schemas?: SchemaRegistry,
-  broker?: BrokerConfig,
-): RuleConfig | undefined {
+export function loadRuleFile(file: string, sinks: ReadonlyMap<string, SinkConfig>, errors: ConfigError[], ctx: RuleContext = {}): RuleConfig | undefined {
+  const { reported, schemas, broker } = ctx;
   const before = errors.length;
   const src = readSource(file, errors);
   if (!src) return undefined;

@@ -44,7 +44,7 @@ function loadDocExample(heading: string, schemas?: SchemaRegistry): RuleConfig |
     max_in_flight: 1,
     settings: { url: 'postgres://weir@127.0.0.1/weir' },
   };
-  const rule = loadRuleFile(file, new Map([['db', db]]), errors, undefined, schemas);
+  const rule = loadRuleFile(file, new Map([['db', db]]), errors, { schemas });
   assert.deepEqual(
     errors.map((e) => e.message),
     [],

@@ -97,7 +97,7 @@ test('a rule reload reads the schema files again and keeps the Sparkplug aliases
   // What Runtime.reloadRules does (core/app/runtime.ts).
   const errors: ConfigError[] = [];
   const schemas = loadSchemas(cfg.schemaEntries, cfg.file, cfg.schemas.sparkplugAliases, errors);
-  const rules = loadRules(cfg.rulesDir, cfg.sinks, errors, undefined, schemas);
+  const rules = loadRules(cfg.rulesDir, cfg.sinks, errors, { schemas });
   assert.deepEqual(errors, []);
   assert.deepEqual(schemas.decode('tele', Buffer.from([0x08, 0x01, 0x10, 0x02]), undefined), { x: 1, y: 2 });
   const out = rules[0]!.compiled.evaluate(createMessageContext({ topic: 't/1', payload: Buffer.from([0x08, 0x01, 0x10, 0x02]) }), 'r1');

@@ -169,7 +169,7 @@ export class Runtime {
     const errors: ConfigError[] = [];
     // The schema files are read again with the rules; the Sparkplug aliases learnt so far stay.
     const schemas = loadSchemas(this.cfg.schemaEntries, this.cfg.file, this.cfg.schemas.sparkplugAliases, errors);
-    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors, undefined, schemas, this.cfg.broker);
+    const rules = loadRules(this.cfg.rulesDir, this.cfg.sinks, errors, { schemas, broker: this.cfg.broker });
     if (errors.length) {
       for (const e of errors) this.log.error({ code: e.code, err: e.message }, 'rule rejected; the running rules stay');
       this.metrics.rulesReloadFailures.inc();
