@@ -26,7 +26,9 @@ async function runWith(format: 'json' | 'pretty', clientId: string): Promise<str
   running.push(w);
   // /healthz answers from before the migrations (migrate_on_start); the lines tested come once
   // weir has started, so stop only then.
-  await waitFor(() => w.log().includes('weir started'), 60_000, 'weir to start');
+  // "weir started" comes once the sessions are opening, not connected: wait for both lines tested
+  // (a busy machine once stopped weir between the two).
+  await waitFor(() => w.log().includes('weir started') && w.log().includes('connected to broker'), 60_000, 'weir to start and connect');
   assert.equal(await w.stop(), 0);
   running.splice(running.indexOf(w), 1);
   return w.log().split('\n').filter(Boolean);

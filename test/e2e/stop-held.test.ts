@@ -4,6 +4,7 @@
 // and the broker gives it to the next weir with the same client id, which stores it. And a grace
 // period that is not a number is refused before anything starts.
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, test } from 'node:test';
 import mqtt from 'mqtt';
 import pg from 'pg';
@@ -84,4 +85,32 @@ test('SIGTERM with a message held by a write that never commits: weir exits with
   await waitFor(async () => (await countRows(pgUrl)) === 1, 60_000, 'the held message stored by the next weir');
   assert.ok((await next.metric('weir_ingest_received_total')) >= 1, 'the broker redelivered it');
   assert.equal(await next.stop(), 0);
+});
+
+test('SIGTERM while the broker has not answered CONNECT: weir exits at once, leaving nothing open', { timeout: 120_000 }, async () => {
+  // A listener that accepts and never answers: every connection (the sessions', the presence
+  // one's) stays "connecting". Before the fix the presence client's socket and its connect timer
+  // kept the process alive until weir's 2 s last resort, with a warning.
+  const held: net.Socket[] = [];
+  const silent = net.createServer((s) => {
+    held.push(s);
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const mqttUrl = `mqtt://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+    const pgUrl = await freshDatabase((await sharedPostgres()).url);
+    const weir = await startWeir(telemetryFiles({ mqttUrl, pgUrl, clientId: 'weir-stop-connecting' }));
+    running.push(weir);
+    await waitFor(() => held.length >= 3, 30_000, 'two session connections and the presence one to reach the listener');
+    const t0 = Date.now();
+    assert.equal(await weir.stop(), 0, weir.log());
+    running.splice(running.indexOf(weir), 1);
+    const tookMs = Date.now() - t0;
+    assert.doesNotMatch(weir.log(), /open handles keep the process alive/);
+    assert.ok(tookMs < 1_500, `stopped ${tookMs} ms after SIGTERM (the last resort fires at 2,000 ms)`);
+  } finally {
+    for (const s of held) s.destroy();
+    silent.close();
+  }
 });

@@ -133,6 +133,9 @@ export class Presence {
   async close(): Promise<void> {
     const client = this.client;
     if (!client) return;
+    // Still connecting (a stop right after start, or the broker away): there is no session to end, and
+    // a polite end would wait on a socket that never opened, keeping the process alive.
+    if (!client.connected) return void (await client.endAsync(true));
     await client.endAsync(false, { reasonCode: 0, properties: { sessionExpiryInterval: 0 } });
   }
 
