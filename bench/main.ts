@@ -5,6 +5,7 @@ const BENCHES: Record<string, () => Promise<object>> = {
   'pg-timescaledb': async () => (await import('./pg.js')).benchPg('pg-timescaledb'),
   kafka: async () => (await import('./kafka.js')).benchKafka(),
   pulsar: async () => (await import('./pulsar.js')).benchPulsar(),
+  republish: async () => (await import('./republish.js')).benchRepublish(),
   'pulsar-codecs': async () => (await import('./pulsar-codecs.js')).benchPulsarCodecs(),
   ingest: async () => (await import('./ingest.js')).benchIngest(),
   rules: async () => (await import('./rules.js')).benchRules(),

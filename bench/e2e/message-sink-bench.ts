@@ -27,6 +27,8 @@ export interface SinkServer {
   sink: string[];
   /** The action's keys besides sink and key, one per line. */
   action?: string[];
+  /** The action takes no key (mqtt); others are keyed by device. */
+  unkeyed?: boolean;
   /** Reads back the `total` messages weir stored (at least); the records of each timed run, and fields for the result. */
   readBack(total: number, runs: TimedRun[]): Promise<{ backs: ReadBack[]; extra: Record<string, unknown>; note?: string }>;
   dispose(): Promise<void>;
@@ -66,6 +68,7 @@ export async function runMessageSinkBench(b: MessageSinkBench): Promise<object> 
       broker: [`reconnect: { quiet_ms: ${QUIET_MS} }`],
       sink: [...server.sink, BATCH_YAML, 'max_in_flight: 4'],
       action: server.action,
+      key: server.unkeyed ? null : undefined,
       ruleId: 'telemetry_bench',
       dir,
     });

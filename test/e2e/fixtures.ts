@@ -92,6 +92,8 @@ export function messageSinkFiles(o: {
   broker?: string[];
   sink: string[];
   action?: string[];
+  /** The action's key; null for a sink type that takes none (mqtt). Default `${device_id}`. */
+  key?: string | null;
   ruleId: string;
   dir: string;
 }): WeirFiles {
@@ -117,8 +119,7 @@ sql: |
   ${TELEMETRY_TO_SINK_SQL}
 actions:
   - sink: events
-    key: \${device_id}
-${indent(o.action, 4)}`,
+${o.key === null ? '' : `    key: ${o.key ?? '${device_id}'}\n`}${indent(o.action, 4)}`,
     },
   };
 }

@@ -24,6 +24,12 @@ interface Pending {
   readonly fail: (err: Error) => void;
 }
 
+interface Waiting {
+  readonly item: MqttItem;
+  readonly index: number;
+  readonly settle: (index: number, err: Error | undefined) => void;
+}
+
 export interface ConnectionOptions {
   readonly url: string;
   readonly client: IClientOptions;
@@ -37,7 +43,9 @@ export class Connection {
   private inFlight = 0;
   /** The most publishes that were in flight at once: what mqtt.js allows, measured. */
   peakInFlight = 0;
-  private readonly slots: Array<() => void> = [];
+  /** Items waiting for a slot in the window, oldest first from `next`. */
+  private readonly waiting: Waiting[] = [];
+  private next = 0;
   private readonly pending = new Set<Pending>();
   private readonly watchdog: NodeJS.Timeout;
 
@@ -83,32 +91,57 @@ export class Connection {
   }
 
   /**
-   * Publishes one message; resolves at its PUBACK (QoS 1) or once written to the socket (QoS 0).
-   * Rejects with refused (a failure reason code), busy, or connection_lost.
+   * Publishes a batch; resolves once every item has its outcome, in the items' order: undefined
+   * (QoS 1: PUBACKed; QoS 0: on the socket) or why not — refused (a failure reason code), busy, or
+   * connection_lost. Never rejects. One promise per batch and a callback per item, not an async
+   * call and two promises per item: that was a tenth of weir's CPU per republished message
+   * (docs/benchmarks.md, republish).
    */
-  async publish(item: MqttItem): Promise<void> {
-    if (this.gone) throw this.gone;
-    if (item.qos === 1 && this.inFlight >= this.window) {
-      await new Promise<void>((resolve) => this.slots.push(resolve));
-      if (this.gone) throw this.gone;
-    }
-    if (item.qos === 1 && ++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
-    try {
-      await new Promise<void>((resolve, reject) => {
-        const p: Pending = { since: Date.now(), fail: reject };
-        this.pending.add(p);
-        this.client.publish(item.topic, item.payload, { qos: item.qos, retain: item.retain, properties: item.properties }, (err) => {
-          if (!this.pending.delete(p)) return; // already failed by drop()
-          if (err) reject(publishError(err, item.topic));
-          else resolve();
-        });
-      });
-    } finally {
-      if (item.qos === 1) {
-        this.inFlight--;
-        this.slots.shift()?.();
+  publishAll(items: readonly MqttItem[]): Promise<Array<Error | undefined>> {
+    return new Promise((resolve) => {
+      const outcomes = new Array<Error | undefined>(items.length);
+      let left = items.length;
+      const settle = (index: number, err: Error | undefined) => {
+        outcomes[index] = err;
+        if (--left === 0) resolve(outcomes);
+      };
+      for (let i = 0; i < items.length; i++) this.waiting.push({ item: items[i]!, index: i, settle });
+      this.pump();
+    });
+  }
+
+  /** Sends what waits, while the window has room (QoS 0 never waits for a slot). */
+  private pump(): void {
+    while (this.next < this.waiting.length) {
+      const w = this.waiting[this.next]!;
+      if (this.gone) {
+        w.settle(w.index, this.gone);
+      } else {
+        if (w.item.qos === 1 && this.inFlight >= this.window) break;
+        this.send(w);
       }
+      this.waiting[this.next++] = undefined as unknown as Waiting;
     }
+    if (this.next === this.waiting.length) {
+      this.waiting.length = 0;
+      this.next = 0;
+    }
+  }
+
+  private send(w: Waiting): void {
+    const { item } = w;
+    const qos1 = item.qos === 1;
+    if (qos1 && ++this.inFlight > this.peakInFlight) this.peakInFlight = this.inFlight;
+    const p: Pending = { since: Date.now(), fail: (err) => w.settle(w.index, err) };
+    this.pending.add(p);
+    this.client.publish(item.topic, item.payload, { qos: item.qos, retain: item.retain, properties: item.properties }, (err) => {
+      if (!this.pending.delete(p)) return; // already failed by drop()
+      w.settle(w.index, err ? publishError(err, item.topic) : undefined);
+      if (qos1) {
+        this.inFlight--;
+        this.pump();
+      }
+    });
   }
 
   /** Ends the connection (DISCONNECT when it is up); pending publishes fail as connection_lost. */
@@ -123,7 +156,7 @@ export class Connection {
     clearInterval(this.watchdog);
     for (const p of this.pending) p.fail(why);
     this.pending.clear();
-    for (const wake of this.slots.splice(0)) wake();
+    this.pump(); // fails what waits
   }
 
   /** A publish pending for longer than publish_timeout_ms: the connection is dropped, and every pending publish retried. */

@@ -70,12 +70,9 @@ export class MqttSink implements Sink<MqttAction, MqttItem> {
     if (items.length === 0) return ALL_WRITTEN;
     if (signal.aborted) throw new MqttError('sink.mqtt.aborted', 'write aborted: shutting down');
     const conn = await this.connected();
-    const outcomes = await Promise.allSettled(items.map((it) => conn.publish(it)));
+    const outcomes = await conn.publishAll(items);
     if (conn.peakInFlight > this.peakInFlight) this.peakInFlight = conn.peakInFlight;
-    return resultOf(
-      outcomes.map((o) => (o.status === 'fulfilled' ? undefined : o.reason instanceof Error ? o.reason : new Error(String(o.reason)))),
-      (err) => this.classify(err),
-    );
+    return resultOf(outcomes, (err) => this.classify(err));
   }
 
   async probe(_signal: AbortSignal): Promise<void> {
