@@ -29,6 +29,16 @@ export interface ConnectionOptions {
   readonly client: IClientOptions;
   readonly maxInFlight: number;
   readonly publishTimeoutMs: number;
+  /** Ends a connection attempt under way (it fails as aborted). */
+  readonly signal?: AbortSignal;
+}
+
+/** What the broker's CONNACK (MQTT 5) says it does not support; absent properties mean it supports them. */
+export interface BrokerLimits {
+  /** Retain Available: false when the broker refuses (disconnects) a PUBLISH with the retain flag. */
+  readonly retainAvailable: boolean;
+  /** Maximum QoS: the highest QoS the broker takes in a PUBLISH. */
+  readonly maximumQoS: 0 | 1 | 2;
 }
 
 export class Connection {
@@ -45,6 +55,7 @@ export class Connection {
     private readonly client: MqttClient,
     /** min(max_in_flight_messages, the broker's Receive Maximum). */
     readonly window: number,
+    readonly limits: BrokerLimits,
     private readonly publishTimeoutMs: number,
     onGone: (c: Connection) => void,
   ) {
@@ -60,8 +71,12 @@ export class Connection {
   /** Connects; resolves once the broker's CONNACK accepted the connection. */
   static open(o: ConnectionOptions, onGone: (c: Connection) => void): Promise<Connection> {
     return new Promise((resolve, reject) => {
+      if (o.signal?.aborted) return reject(new MqttError('sink.mqtt.aborted', 'connection attempt aborted'));
       const client = mqtt.connect(o.url, { ...o.client, reconnectPeriod: 0, resubscribe: false, queueQoSZero: false });
+      const abort = () => fail(new MqttError('sink.mqtt.aborted', 'connection attempt aborted'));
+      o.signal?.addEventListener('abort', abort, { once: true });
       const fail = (err: Error) => {
+        o.signal?.removeEventListener('abort', abort);
         client.removeAllListeners();
         client.on('error', () => undefined);
         client.end(true);
@@ -70,10 +85,13 @@ export class Connection {
       client.once('error', fail);
       client.once('close', () => fail(new MqttError('sink.mqtt.connection_lost', 'the connection closed before the broker accepted it')));
       client.once('connect', (connack) => {
+        o.signal?.removeEventListener('abort', abort);
         client.removeAllListeners('error');
         client.removeAllListeners('close');
-        const receiveMaximum = connack.properties?.receiveMaximum ?? 65535;
-        resolve(new Connection(client, Math.min(o.maxInFlight, receiveMaximum), o.publishTimeoutMs, onGone));
+        const props = connack.properties;
+        const receiveMaximum = props?.receiveMaximum ?? 65535;
+        const limits: BrokerLimits = { retainAvailable: props?.retainAvailable ?? true, maximumQoS: (props?.maximumQoS ?? 2) as 0 | 1 | 2 };
+        resolve(new Connection(client, Math.min(o.maxInFlight, receiveMaximum), limits, o.publishTimeoutMs, onGone));
       });
     });
   }
@@ -153,10 +171,16 @@ function publishError(err: Error, topic: string): Error {
 /** CONNACK codes that say "later" (3.1.1: server unavailable; 5: unavailable, busy, shutting down, rate, quota). */
 const CONNACK_LATER = new Set([3, 0x88, 0x89, 0x8b, 0x96, 0x97]);
 
-/** A CONNACK refusal is the operator's to fix unless it says "later"; anything else (refused port, reset, timeout) is the network's. */
+/**
+ * A CONNACK refusal is the operator's to fix unless it says "later"; anything else (refused port,
+ * reset, timeout) is the network's. A refusal names its reason code and the code's name
+ * ('the broker refused the connection: CONNACK 0x86 Bad User Name or Password').
+ */
 function connectError(err: Error): Error {
   if (err instanceof MqttError) return err;
   const rc = (err as ReasonError).code;
-  if (typeof rc === 'number' && !CONNACK_LATER.has(rc)) return new MqttError('sink.mqtt.connect_refused', err.message, { cause: err });
-  return err;
+  if (typeof rc !== 'number' || CONNACK_LATER.has(rc)) return err;
+  const name = mqtt.ReasonCodes[rc as keyof typeof mqtt.ReasonCodes] || 'unknown reason code';
+  const text = `the broker refused the connection: CONNACK 0x${rc.toString(16).padStart(2, '0')} ${name}`;
+  return new MqttError('sink.mqtt.connect_refused', text, { cause: err });
 }
