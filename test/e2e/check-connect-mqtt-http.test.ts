@@ -16,9 +16,9 @@ import { after, test } from 'node:test';
 import mqtt, { type IConnackPacket } from 'mqtt';
 import { certificates } from '../harness/certificates.js';
 import { type MosquittoBroker, sharedMosquitto, startMosquitto } from '../harness/mosquitto.js';
-import { freePort, tempDir } from '../harness/process.js';
+import { freePort, tempDir, waitFor } from '../harness/process.js';
 import { startWebhookServer } from '../harness/webhook-server.js';
-import { runCli } from '../harness/weir.js';
+import { runCli, startWeir } from '../harness/weir.js';
 
 const brokers: MosquittoBroker[] = [];
 const closers: Array<() => Promise<void>> = [];
@@ -225,4 +225,57 @@ test('http: https with a certificate of a private CA is a TLS problem without tl
     /^error: sinks\.hook\.url: .*TLS with the server at 127\.0\.0\.1:\d+ fails: .*ingest\.example\.com.* \(ERR_TLS_CERT_ALTNAME_INVALID\)/,
   );
   assert.equal(s.requests(), 0, 'the check sends no request');
+});
+
+test('reconcile: a webhook sink has no count of its own; a line per rule with what weir sent and dead-lettered from --metrics, and what to do', {
+  timeout: 90_000,
+}, async () => {
+  const { url } = await sharedMosquitto();
+  // The server refuses the record of temp 50 (dead-lettered), takes the others.
+  const server = await startWebhookServer((req) => ({ status: req.records.some((r) => r.temp === 50) ? 400 : 200 }));
+  closers.push(() => server.dispose());
+  const clientId = `weir-reconcile-hook-${process.pid}`;
+  const weir = await startWeir(
+    {
+      config: `broker: { url: ${url}, client_id: ${clientId}, connections: 1, share_group: '' }
+sinks:
+  hook: { type: http, url: '${server.url}/ingest', batch: { max_items: 10, max_delay_ms: 10 } }
+dead_letter: { file: dead-letters.jsonl }
+http: { host: 127.0.0.1, port: {{HTTP_PORT}} }
+`,
+      rules: {
+        'all.yaml': `id: all\nsql: SELECT payload.temp AS temp FROM "recon/+/t"\nactions:\n  - sink: hook\n`,
+        'hot.yaml': `id: hot\nsql: SELECT payload.temp AS temp FROM "recon/+/t" WHERE payload.temp > 80\nactions:\n  - sink: hook\n`,
+      },
+    },
+    { args: ['--transient'] },
+  );
+  closers.push(async () => void (await weir.stop()));
+  await waitFor(() => weir.ready(), 30_000, 'weir ready');
+  const pub = await mqtt.connectAsync(url, { clientId: `${clientId}-pub`, protocolVersion: 5, reconnectPeriod: 0 });
+  for (let i = 0; i < 10; i++) await pub.publishAsync(`recon/${i}/t`, JSON.stringify({ temp: i * 10 }), { qos: 1 });
+  await pub.endAsync();
+  await waitFor(async () => (await weir.metric('weir_ingest_acked_total')) >= 10, 30_000, '10 messages acked by weir');
+
+  const cfg = join(weir.dir, 'weir.yaml');
+  const bare = await runCli(['reconcile', '-c', cfg]);
+  assert.equal(bare.code, 0, bare.stdout + bare.stderr);
+  assert.match(
+    bare.stdout,
+    /^ {2}all → hook: a http sink has no count of its own: give --metrics for what weir sent \(success\) and dead-lettered, and compare that with what the receiver counted$/m,
+  );
+  const r = await runCli(['reconcile', '-c', cfg, '-m', `http://127.0.0.1:${weir.httpPort}/metrics`, '--json']);
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const doc = JSON.parse(r.stdout) as { ok: boolean; lines: Array<Record<string, unknown>> };
+  const note = 'a http sink has no count of its own: compare success (what weir sent) with what the receiver counted';
+  assert.deepEqual(
+    doc.lines.map((l) => [l.rule, l.sink, l.target, l.matched, l.passed, l.success, l.deadLettered, l.note]),
+    [
+      ['all', 'hook', '-', 10, 10, 9, 1, note],
+      ['hot', 'hook', '-', 10, 1, 1, 0, note],
+    ],
+  );
+  assert.equal(doc.ok, true);
+  // What the receiver counted, as the note says to compare: 9 + 1 records taken.
+  assert.equal(server.stored.length, 10);
 });
