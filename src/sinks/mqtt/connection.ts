@@ -12,7 +12,7 @@
 // Many publishes are in flight at once: mqtt.js does not wait for one PUBACK before the next
 // PUBLISH (measured: peakInFlight reached the window of 1,000 against a Mosquitto without an
 // in-flight limit; README.md, Many in flight).
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import mqtt, { type IClientOptions, type IConnackPacket, type MqttClient } from 'mqtt';
 import { MqttError } from './errors.js';
 import type { MqttItem } from './action.js';
 
@@ -74,25 +74,33 @@ export class Connection {
       if (o.signal?.aborted) return reject(new MqttError('sink.mqtt.aborted', 'connection attempt aborted'));
       const client = mqtt.connect(o.url, { ...o.client, reconnectPeriod: 0, resubscribe: false, queueQoSZero: false });
       const abort = () => fail(new MqttError('sink.mqtt.aborted', 'connection attempt aborted'));
-      o.signal?.addEventListener('abort', abort, { once: true });
-      const fail = (err: Error) => {
+      const closed = () => fail(new MqttError('sink.mqtt.connection_lost', 'the connection closed before the broker accepted it'));
+      // Only this attempt's own listeners come off: mqtt.js listens to its own 'close' to clear its
+      // CONNACK timer and keep-alive (removed, a refused connection kept the process alive until
+      // connect_timeout_ms had passed).
+      const settle = () => {
         o.signal?.removeEventListener('abort', abort);
-        client.removeAllListeners();
+        client.off('error', fail);
+        client.off('close', closed);
+        client.off('connect', connected);
+      };
+      const fail = (err: Error) => {
+        settle();
         client.on('error', () => undefined);
         client.end(true);
         reject(connectError(err));
       };
-      client.once('error', fail);
-      client.once('close', () => fail(new MqttError('sink.mqtt.connection_lost', 'the connection closed before the broker accepted it')));
-      client.once('connect', (connack) => {
-        o.signal?.removeEventListener('abort', abort);
-        client.removeAllListeners('error');
-        client.removeAllListeners('close');
+      const connected = (connack: IConnackPacket) => {
+        settle();
         const props = connack.properties;
         const receiveMaximum = props?.receiveMaximum ?? 65535;
         const limits: BrokerLimits = { retainAvailable: props?.retainAvailable ?? true, maximumQoS: (props?.maximumQoS ?? 2) as 0 | 1 | 2 };
         resolve(new Connection(client, Math.min(o.maxInFlight, receiveMaximum), limits, o.publishTimeoutMs, onGone));
-      });
+      };
+      o.signal?.addEventListener('abort', abort, { once: true });
+      client.once('error', fail);
+      client.once('close', closed);
+      client.once('connect', connected);
     });
   }
 
