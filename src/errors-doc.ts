@@ -40,7 +40,9 @@ start:
   sink for what the rules need (PostgreSQL: each action's table, each mapped column and whether its
   type takes the values of the rule's own tests, the insert privilege, the unique key or constraint
   an \`on_conflict\` names (without it every insert fails with 42P10), the dead-letter and ledger
-  tables; Kafka: each topic) and prints one line per problem at its rule file and line, with a
+  tables; Kafka: each topic; mqtt: a connection with the sink's credentials and TLS, and what the
+  broker's CONNACK refuses (retain, QoS 1); http: a TCP/TLS connection to each fixed origin, no
+  request sent) and prints one line per problem at its rule file and line, with a
   \`CREATE TABLE\` (with the key \`on_conflict\` needs) for a missing table; \`weir run\` logs the
   same lines at start, at error level (\`sink lacks what a rule needs: …\`, the fix in \`fix\`).
 `;

@@ -13,9 +13,13 @@ Exits 0 when everything is valid, 1 with each error as file:line:col otherwise.
 With --connect it then connects to every sink and checks what the rules need: for PostgreSQL each
 action's table, each mapped column and that it takes the values of the rule's own tests, the
 privilege to insert, the unique key or constraint an on_conflict names, the dead-letter and ledger
-tables; for Kafka each topic. Each problem is one line naming the rule file and line; a missing
-table comes with a CREATE TABLE to start from (with the key its on_conflict needs).
-Exits 1 when a sink lacks something, 3 when a sink cannot be reached.
+tables; for Kafka each topic; for mqtt a connection with the sink's own credentials and TLS
+(nothing published, no session left) and what the broker's CONNACK refuses (retain, QoS 1); for
+http a TCP connection (and TLS handshake) to each fixed origin, with no request sent. Each problem
+is one line naming the rule file and line; a missing table comes with a CREATE TABLE to start
+from (with the key its on_conflict needs).
+Exits 1 when a sink lacks something, 3 when a sink cannot be reached (or refuses weir's
+credentials).
 
 ${CONFIG_HELP}  -r, --rules DIR     rule directory (default: rules_dir of weir.yaml)
   --connect           also check the sinks themselves

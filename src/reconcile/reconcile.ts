@@ -55,7 +55,15 @@ export async function reconcile(cfg: WeirConfig, metrics: InstanceMetrics | unde
     const actions = cfg.rules.flatMap((r) => r.actions.filter((a) => a.sink === sink.name).map((a) => ({ rule: r.id, settings: a.settings })));
     const rules = actions.map((a) => a.rule).join(',') || '-';
     if (!sink.sinkType.count) {
-      lines.push({ rule: rules, sink: sink.name, target: '-', note: `a ${sink.sinkType.type} sink has no count of its own` });
+      // A broker or a webhook keeps no count weir could read: a line per rule with what weir sent
+      // and dead-lettered (from --metrics), to compare with the receiver's own count by hand.
+      const note = `a ${sink.sinkType.type} sink has no count of its own: ${
+        metrics
+          ? 'compare success (what weir sent) with what the receiver counted'
+          : 'give --metrics for what weir sent (success) and dead-lettered, and compare that with what the receiver counted'
+      }`;
+      const ruleIds = [...new Set(actions.map((a) => a.rule))];
+      for (const rule of ruleIds.length ? ruleIds : ['-']) lines.push({ rule, sink: sink.name, target: '-', note });
       continue;
     }
     try {

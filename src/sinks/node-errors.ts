@@ -10,3 +10,11 @@ export const NODE_TRANSIENT: ReadonlySet<string> = new Set([
   'EAI_AGAIN',
   'ENOTFOUND',
 ]);
+
+/** Whether a socket error's code is a TLS failure (bad CA, expired or mismatched certificate, no TLS there): it does not heal by itself. */
+export function isTlsFailure(code: unknown): boolean {
+  return (
+    typeof code === 'string' &&
+    /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT|ERR_SSL_)/.test(code)
+  );
+}

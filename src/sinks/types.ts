@@ -169,6 +169,16 @@ export interface ActionToVerify {
   readonly samples: readonly SinkInput[];
 }
 
+/** What `verify` knows beyond the sink's settings. */
+export interface VerifyOptions {
+  /** Whether this sink stores the dead letters (weir.yaml's dead_letter names it). */
+  readonly deadLetters: boolean;
+  /** The sink's name in weir.yaml (`sinks.<name>`). */
+  readonly sink: string;
+  /** The broker weir reads from (weir.yaml's `broker`), for a sink that publishes to it (mqtt). */
+  readonly broker?: BrokerConfig;
+}
+
 /** Something a sink lacks that the rules need: one line, and what to do about it when known. */
 export interface VerifyProblem {
   /** `rules/x.yaml:12: table hot_samples does not exist` or, with no rule, the sink's own need. */
@@ -216,7 +226,7 @@ export interface SinkType<Cfg = any, ActionCfg = any, Item = any> {
    * topics) and, when `deadLetters` is set, that this sink can store dead letters: `weir check
    * --connect`, and `weir run` at start. Rejects only when the service cannot be reached.
    */
-  verify?(cfg: Cfg, actions: readonly ActionToVerify[], opts: { deadLetters: boolean }, signal: AbortSignal): Promise<VerifyProblem[]>;
+  verify?(cfg: Cfg, actions: readonly ActionToVerify[], opts: VerifyOptions, signal: AbortSignal): Promise<VerifyProblem[]>;
   /**
    * Whether a sink with these settings keeps dead letters (its Sink has `deadLetter`, and
    * letterStore reads them): always for some types, by a setting for others. Absent: never.

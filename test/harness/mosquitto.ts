@@ -53,6 +53,8 @@ export interface StartMosquittoOptions {
    * whose publish its ACL denies ("Bad socket read/write") when this is 0: give a limit with acl.
    */
   maxQueuedMessages?: number;
+  /** More lines of mosquitto.conf, as written (`retain_available false`, `max_qos 0`). */
+  extra?: string[];
 }
 
 /** `autosave_interval` with persistence: at most this many seconds of changes are lost by a SIGKILL. */
@@ -77,6 +79,7 @@ export async function startMosquitto(opts: StartMosquittoOptions = {}): Promise<
       `max_queued_messages ${opts.maxQueuedMessages ?? 0}`,
       'max_queued_bytes 0',
       'message_size_limit 0',
+      ...(opts.extra ?? []),
       'log_dest stdout',
       'log_type error',
       'log_type warning',

@@ -11,7 +11,7 @@ import { bindMqttAction, EncodeError } from '../../src/sinks/mqtt/action.js';
 import { classifyMqttError } from '../../src/sinks/mqtt/classify.js';
 import { MqttError } from '../../src/sinks/mqtt/errors.js';
 import { couldMatch, lintMqttAction } from '../../src/sinks/mqtt/loop.js';
-import { targetOf } from '../../src/sinks/mqtt/sink.js';
+import { targetOf } from '../../src/sinks/mqtt/target.js';
 import { lintMqttConfig, MqttActionSpec, MqttConfigSpec, type MqttAction, type MqttConfig } from '../../src/sinks/mqtt/spec.js';
 import type { SinkInput } from '../../src/sinks/types.js';
 import { tempDir } from '../harness/process.js';

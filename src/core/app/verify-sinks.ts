@@ -6,7 +6,7 @@ import type { SinkConfig, WeirConfig } from '../../config/types.js';
 import { errorText } from '../../errors.js';
 import { redactUrl } from '../../log.js';
 import { ruleTestOutputs } from '../../rules/tools/rule-tests.js';
-import type { ActionToVerify, VerifyProblem } from '../../sinks/types.js';
+import type { ActionToVerify, VerifyOptions, VerifyProblem } from '../../sinks/types.js';
 import { deadLetterPlace } from './dead-letter-place.js';
 
 export interface SinkVerification {
@@ -38,13 +38,15 @@ export async function verifySinks(cfg: WeirConfig, signal: AbortSignal): Promise
       actions.set(a.sink, list);
     }
   }
-  return Promise.all([...cfg.sinks.values()].map((s) => verifyOne(s, actions.get(s.name) ?? [], s.name === letters, signal)));
+  return Promise.all(
+    [...cfg.sinks.values()].map((s) => verifyOne(s, actions.get(s.name) ?? [], { deadLetters: s.name === letters, sink: s.name, broker: cfg.broker }, signal)),
+  );
 }
 
-async function verifyOne(s: SinkConfig, actions: ActionToVerify[], deadLetters: boolean, signal: AbortSignal): Promise<SinkVerification> {
+async function verifyOne(s: SinkConfig, actions: ActionToVerify[], opts: VerifyOptions, signal: AbortSignal): Promise<SinkVerification> {
   if (!s.sinkType.verify) return { sink: s.name, problems: [], checked: false };
   try {
-    return { sink: s.name, problems: await s.sinkType.verify(s.settings, actions, { deadLetters }, signal), checked: true };
+    return { sink: s.name, problems: await s.sinkType.verify(s.settings, actions, opts, signal), checked: true };
   } catch (err) {
     return { sink: s.name, problems: [], unreachable: redactUrl(errorText(err)), checked: true };
   }

@@ -2,7 +2,7 @@
 // status into one of its own codes (sink.ts: 2xx written; 408, 429, 5xx retry; 401, 403, 407
 // fatal; other statuses reject), which carry their class in the catalogue (./errors.ts).
 import { WeirError } from '../../errors.js';
-import { NODE_TRANSIENT } from '../node-errors.js';
+import { isTlsFailure, NODE_TRANSIENT } from '../node-errors.js';
 import type { ErrorClass } from '../types.js';
 
 export function classifyHttpError(err: unknown): ErrorClass {
@@ -11,8 +11,7 @@ export function classifyHttpError(err: unknown): ErrorClass {
   // The server is down, restarting or unreachable; or it closed a kept-alive connection under a request.
   if (typeof code === 'string' && (NODE_TRANSIENT.has(code) || code === 'ECONNABORTED' || code === 'UND_ERR_SOCKET')) return 'retry';
   // TLS problems (bad CA, expired or mismatched certificate) do not heal by themselves.
-  if (typeof code === 'string' && /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|ERR_SSL_)/.test(code))
-    return 'fatal';
+  if (isTlsFailure(code)) return 'fatal';
   // Anything else (a parse error of the response, a socket hang up): a bounded retry by the core.
   return 'retry';
 }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type tls from 'node:tls';
 import { HttpError } from './errors.js';
 import type { HttpConfig } from './spec.js';
 
@@ -28,15 +29,7 @@ export class Pool {
   constructor(private readonly cfg: HttpConfig) {
     const common = { keepAlive: true, maxSockets: cfg.max_connections, maxFreeSockets: cfg.max_connections, scheduling: 'lifo' as const };
     this.httpAgent = new http.Agent(common);
-    const t = cfg.tls;
-    this.httpsAgent = new https.Agent({
-      ...common,
-      ca: t?.ca_file ? readFileSync(t.ca_file) : undefined,
-      cert: t?.cert_file ? readFileSync(t.cert_file) : undefined,
-      key: t?.key_file ? readFileSync(t.key_file) : undefined,
-      rejectUnauthorized: t?.reject_unauthorized ?? true,
-      servername: t?.servername,
-    });
+    this.httpsAgent = new https.Agent({ ...common, ...tlsOptions(cfg) });
   }
 
   /** Sends one request; resolves with the response (any status), rejects on a network error or the timeout. */
@@ -85,6 +78,18 @@ export class Pool {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
+}
+
+/** The TLS options of the sink's https:// connections, from its tls keys (the pool's, and verify's). */
+export function tlsOptions(cfg: HttpConfig): Pick<tls.ConnectionOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'> {
+  const t = cfg.tls;
+  return {
+    ca: t?.ca_file ? readFileSync(t.ca_file) : undefined,
+    cert: t?.cert_file ? readFileSync(t.cert_file) : undefined,
+    key: t?.key_file ? readFileSync(t.key_file) : undefined,
+    rejectUnauthorized: t?.reject_unauthorized ?? true,
+    servername: t?.servername,
+  };
 }
 
 /** A URL as logs and dead letters show it: without its password. */

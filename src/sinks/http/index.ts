@@ -4,6 +4,7 @@ import type { HttpItem } from './action.js';
 import { HTTP_CODES } from './errors.js';
 import { HttpSink } from './sink.js';
 import { HttpActionSpec, HttpConfigSpec, lintHttpConfig, type HttpAction, type HttpConfig } from './spec.js';
+import { verifyHttp } from './verify.js';
 
 export const httpSinkType: SinkType<HttpConfig, HttpAction, HttpItem> = {
   type: 'http',
@@ -12,4 +13,5 @@ export const httpSinkType: SinkType<HttpConfig, HttpAction, HttpItem> = {
   errorCodes: HTTP_CODES,
   lint: lintHttpConfig,
   create: (cfg, deps) => new HttpSink(cfg, deps),
+  verify: verifyHttp,
 };

@@ -12,7 +12,7 @@
 // Many publishes are in flight at once: mqtt.js does not wait for one PUBACK before the next
 // PUBLISH (measured: peakInFlight reached the window of 1,000 against a Mosquitto without an
 // in-flight limit; README.md, Many in flight).
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import mqtt, { type IClientOptions, type IConnackPacket, type MqttClient } from 'mqtt';
 import { MqttError } from './errors.js';
 import type { MqttItem } from './action.js';
 
@@ -35,6 +35,16 @@ export interface ConnectionOptions {
   readonly client: IClientOptions;
   readonly maxInFlight: number;
   readonly publishTimeoutMs: number;
+  /** Ends a connection attempt under way (it fails as aborted). */
+  readonly signal?: AbortSignal;
+}
+
+/** What the broker's CONNACK (MQTT 5) says it does not support; absent properties mean it supports them. */
+export interface BrokerLimits {
+  /** Retain Available: false when the broker refuses (disconnects) a PUBLISH with the retain flag. */
+  readonly retainAvailable: boolean;
+  /** Maximum QoS: the highest QoS the broker takes in a PUBLISH. */
+  readonly maximumQoS: 0 | 1 | 2;
 }
 
 export class Connection {
@@ -53,6 +63,7 @@ export class Connection {
     private readonly client: MqttClient,
     /** min(max_in_flight_messages, the broker's Receive Maximum). */
     readonly window: number,
+    readonly limits: BrokerLimits,
     private readonly publishTimeoutMs: number,
     onGone: (c: Connection) => void,
   ) {
@@ -68,21 +79,36 @@ export class Connection {
   /** Connects; resolves once the broker's CONNACK accepted the connection. */
   static open(o: ConnectionOptions, onGone: (c: Connection) => void): Promise<Connection> {
     return new Promise((resolve, reject) => {
+      if (o.signal?.aborted) return reject(new MqttError('sink.mqtt.aborted', 'connection attempt aborted'));
       const client = mqtt.connect(o.url, { ...o.client, reconnectPeriod: 0, resubscribe: false, queueQoSZero: false });
+      const abort = () => fail(new MqttError('sink.mqtt.aborted', 'connection attempt aborted'));
+      const closed = () => fail(new MqttError('sink.mqtt.connection_lost', 'the connection closed before the broker accepted it'));
+      // Only this attempt's own listeners come off: mqtt.js listens to its own 'close' to clear its
+      // CONNACK timer and keep-alive (removed, a refused connection kept the process alive until
+      // connect_timeout_ms had passed).
+      const settle = () => {
+        o.signal?.removeEventListener('abort', abort);
+        client.off('error', fail);
+        client.off('close', closed);
+        client.off('connect', connected);
+      };
       const fail = (err: Error) => {
-        client.removeAllListeners();
+        settle();
         client.on('error', () => undefined);
         client.end(true);
         reject(connectError(err));
       };
+      const connected = (connack: IConnackPacket) => {
+        settle();
+        const props = connack.properties;
+        const receiveMaximum = props?.receiveMaximum ?? 65535;
+        const limits: BrokerLimits = { retainAvailable: props?.retainAvailable ?? true, maximumQoS: (props?.maximumQoS ?? 2) as 0 | 1 | 2 };
+        resolve(new Connection(client, Math.min(o.maxInFlight, receiveMaximum), limits, o.publishTimeoutMs, onGone));
+      };
+      o.signal?.addEventListener('abort', abort, { once: true });
       client.once('error', fail);
-      client.once('close', () => fail(new MqttError('sink.mqtt.connection_lost', 'the connection closed before the broker accepted it')));
-      client.once('connect', (connack) => {
-        client.removeAllListeners('error');
-        client.removeAllListeners('close');
-        const receiveMaximum = connack.properties?.receiveMaximum ?? 65535;
-        resolve(new Connection(client, Math.min(o.maxInFlight, receiveMaximum), o.publishTimeoutMs, onGone));
-      });
+      client.once('close', closed);
+      client.once('connect', connected);
     });
   }
 
@@ -186,10 +212,16 @@ function publishError(err: Error, topic: string): Error {
 /** CONNACK codes that say "later" (3.1.1: server unavailable; 5: unavailable, busy, shutting down, rate, quota). */
 const CONNACK_LATER = new Set([3, 0x88, 0x89, 0x8b, 0x96, 0x97]);
 
-/** A CONNACK refusal is the operator's to fix unless it says "later"; anything else (refused port, reset, timeout) is the network's. */
+/**
+ * A CONNACK refusal is the operator's to fix unless it says "later"; anything else (refused port,
+ * reset, timeout) is the network's. A refusal names its reason code and the code's name
+ * ('the broker refused the connection: CONNACK 0x86 Bad User Name or Password').
+ */
 function connectError(err: Error): Error {
   if (err instanceof MqttError) return err;
   const rc = (err as ReasonError).code;
-  if (typeof rc === 'number' && !CONNACK_LATER.has(rc)) return new MqttError('sink.mqtt.connect_refused', err.message, { cause: err });
-  return err;
+  if (typeof rc !== 'number' || CONNACK_LATER.has(rc)) return err;
+  const name = mqtt.ReasonCodes[rc as keyof typeof mqtt.ReasonCodes] || 'unknown reason code';
+  const text = `the broker refused the connection: CONNACK 0x${rc.toString(16).padStart(2, '0')} ${name}`;
+  return new MqttError('sink.mqtt.connect_refused', text, { cause: err });
 }

@@ -5,6 +5,7 @@ import { MQTT_CODES } from './errors.js';
 import { lintMqttAction } from './loop.js';
 import { MqttSink } from './sink.js';
 import { MqttActionSpec, MqttConfigSpec, lintMqttConfig, type MqttAction, type MqttConfig } from './spec.js';
+import { verifyMqtt } from './verify.js';
 
 export const mqttSinkType: SinkType<MqttConfig, MqttAction, MqttItem> = {
   type: 'mqtt',
@@ -14,4 +15,5 @@ export const mqttSinkType: SinkType<MqttConfig, MqttAction, MqttItem> = {
   lint: lintMqttConfig,
   lintAction: lintMqttAction,
   create: (cfg, deps) => new MqttSink(cfg, deps),
+  verify: verifyMqtt,
 };

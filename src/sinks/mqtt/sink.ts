@@ -4,9 +4,6 @@
 // reason code refuses that item alone (dead-lettered with the code's name); a dropped connection
 // leaves the items not yet acknowledged to the core's retry, on a new connection. At least once:
 // a message whose PUBACK was lost with the connection is published again.
-import type { IClientOptions } from 'mqtt';
-import { brokerTlsOptions } from '../../config/broker-tls.js';
-import type { BrokerConfig } from '../../config/schema.js';
 import { WeirError } from '../../errors.js';
 import { resultOf } from '../item-results.js';
 import { KeptAttempt } from '../kept-attempt.js';
@@ -16,27 +13,7 @@ import { classifyMqttError } from './classify.js';
 import { Connection } from './connection.js';
 import { MqttError } from './errors.js';
 import { lintMqttConfig, type MqttAction, type MqttConfig } from './spec.js';
-
-/** Where the sink connects, and how: its own settings, or the broker weir reads from. */
-export interface Target {
-  readonly url: string;
-  readonly protocolVersion: 4 | 5;
-  readonly username?: string;
-  readonly password?: string;
-  readonly tls?: BrokerConfig['tls'];
-}
-
-export function targetOf(cfg: MqttConfig, broker: BrokerConfig | undefined): Target {
-  if (cfg.url !== undefined) return { url: cfg.url, protocolVersion: cfg.protocol_version ?? 5, username: cfg.username, password: cfg.password, tls: cfg.tls };
-  const b = broker ?? { url: 'mqtt://127.0.0.1:1883', protocol_version: 5 as const };
-  return {
-    url: b.url,
-    protocolVersion: cfg.protocol_version ?? b.protocol_version,
-    username: cfg.username ?? broker?.username,
-    password: cfg.password ?? broker?.password,
-    tls: broker?.tls,
-  };
-}
+import { clientIdOf, clientOptions, redact, type Target, targetOf } from './target.js';
 
 export class MqttSink implements Sink<MqttAction, MqttItem> {
   private readonly connection = new KeptAttempt(() => this.open());
@@ -55,7 +32,7 @@ export class MqttSink implements Sink<MqttAction, MqttItem> {
     if (problems.length > 0)
       throw new WeirError('config.sink.mqtt', `sinks.${deps.name}: ${problems.map((p) => `${p.path.join('.')}: ${p.message}`).join('; ')}`);
     this.target = targetOf(cfg, deps.broker);
-    this.clientId = cfg.client_id ?? `${deps.instance ?? deps.broker?.client_id ?? 'weir'}-${deps.name}`;
+    this.clientId = clientIdOf(cfg, deps.name, deps.instance ?? deps.broker?.client_id);
   }
 
   bind(action: MqttAction, ruleId: string): BoundAction<MqttItem> {
@@ -103,18 +80,7 @@ export class MqttSink implements Sink<MqttAction, MqttItem> {
 
   private async open(): Promise<Connection> {
     const t = this.target;
-    const url = new URL(t.url);
-    const tls = url.protocol === 'mqtt:' ? {} : brokerTlsOptions({ tls: t.tls } as BrokerConfig, url.hostname);
-    const options: IClientOptions = {
-      clientId: this.clientId,
-      protocolVersion: t.protocolVersion,
-      clean: true,
-      keepalive: this.cfg.keepalive_s,
-      connectTimeout: this.cfg.connect_timeout_ms,
-      username: t.username,
-      password: t.password,
-      ...tls,
-    };
+    const options = clientOptions(this.cfg, t, this.clientId);
     const conn = await Connection.open(
       { url: t.url, client: options, maxInFlight: this.cfg.max_in_flight_messages, publishTimeoutMs: this.cfg.publish_timeout_ms },
       (gone) => {
@@ -131,10 +97,4 @@ export class MqttSink implements Sink<MqttAction, MqttItem> {
     this.deps.log.info({ sink: this.deps.name, url: redact(t.url), client_id: this.clientId, window: conn.window }, 'mqtt sink connected');
     return conn;
   }
-}
-
-function redact(url: string): string {
-  const u = new URL(url);
-  if (u.password) u.password = '***';
-  return u.toString();
 }
