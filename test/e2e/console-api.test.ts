@@ -6,6 +6,8 @@
 // to an anonymous client of a port open to all; cross-site POSTs are refused; bad requests get a
 // 400 (or 404, 405, 413) with a sentence, never a stack trace.
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type {
   LetterActionResult,
@@ -20,7 +22,7 @@ import type {
 } from '../../src/core/app/console/api.js';
 import { parsePrometheus, sumOf } from '../../src/metrics/text.js';
 import { consoleClient, type ConsoleClient } from '../harness/console-api.js';
-import { waitFor } from '../harness/process.js';
+import { tempDir, waitFor } from '../harness/process.js';
 import type { WeirProcess } from '../harness/weir.js';
 import { publish, READINGS_DDL, readingsRule, startOnTable } from './dlq-cli.js';
 import { endSessions, query } from './fixtures.js';
@@ -342,4 +344,32 @@ test('open to all without credentials: counters yes, payloads and writes no (wit
   assert.deepEqual(tried.body.outputs, [{ a: 1 }]);
   const letters = await ops.get<LetterList>('/api/dead-letters');
   assert.equal(letters.status, 200, letters.text);
+});
+
+test("Try it's SQL decodes with weir.yaml's schemas, as the running rules have them after a reload", { timeout: 120_000 }, async () => {
+  // Tele v1 names field 2 `note`; v2, written while weir runs, names it `label`. The payload
+  // (id = 7, field 2 = "hi") is the same bytes for both.
+  const schemaDir = tempDir('console-schemas');
+  const proto = join(schemaDir, 'tele.proto');
+  writeFileSync(proto, 'syntax = "proto3";\nmessage Tele { int32 id = 1; string note = 2; }\n');
+  const { weir } = await start(
+    'weir-console-schemas',
+    'http: { host: 127.0.0.1, port: {{HTTP_PORT}} }\nschemas:\n  tele: { type: protobuf, file: ' + proto + ', message_type: Tele }',
+  );
+  const api = consoleClient(weir.httpPort);
+  const event = { topic: 'bin/dev1', payload: Buffer.from('0807120268 69'.replace(/ /g, ''), 'hex').toString('base64'), payload_encoding: 'base64' };
+  const sql = `SELECT schema_decode('tele', payload) AS t FROM "bin/#"`;
+  const before = await api.post<TryResult>('/api/try', { sql, event });
+  assert.equal(before.status, 200, before.text);
+  assert.equal(before.body.error, undefined, before.text);
+  assert.deepEqual(before.body.outputs, [{ t: { id: 7, note: 'hi' } }]);
+
+  writeFileSync(proto, 'syntax = "proto3";\nmessage Tele { int32 id = 1; string label = 2; }\n');
+  // Schemas are read again with the rules: touching the rule file reloads both.
+  const ruleFile = join(weir.dir, 'rules', 'rule.yaml');
+  writeFileSync(ruleFile, `${readFileSync(ruleFile, 'utf8')}\n# reload\n`);
+  await waitFor(() => weir.log().includes('rules reloaded'), 30_000, 'the rules (and schemas) reloaded');
+  const reloaded = await api.post<TryResult>('/api/try', { sql, event });
+  assert.equal(reloaded.status, 200, reloaded.text);
+  assert.deepEqual(reloaded.body.outputs, [{ t: { id: 7, label: 'hi' } }], 'the reloaded schema, not the one weir started with');
 });

@@ -19,6 +19,7 @@ import { Pipeline } from '../path/pipeline.js';
 import { ruleStatus, type ReloadFailure } from './rule-status.js';
 import { SinkRunner } from '../path/sink-runner.js';
 import type { Sink } from '../../sinks/types.js';
+import type { SchemaRegistry } from '../../schemas/registry.js';
 import { StartupMigration } from './migrate-sinks.js';
 import { Fleet, fleetOff, type LeaveMode } from '../fleet/fleet.js';
 import { Tracer } from '../path/trace.js';
@@ -60,6 +61,8 @@ export class Runtime {
   private probeTimer: NodeJS.Timeout | undefined;
   private stopping: Promise<void> | undefined;
   private reloadFailure: ReloadFailure | undefined;
+  /** weir.yaml's schemas as the running rules have them: read again at each reload that succeeds. */
+  private schemas: SchemaRegistry;
   /** The parts stop() gave up closing (a peer that did not answer): their sockets stay open. */
   readonly leftBehind: string[] = [];
   /** The console's trace of a rule's next messages (core/path/trace.ts): nothing is traced until asked. */
@@ -76,6 +79,7 @@ export class Runtime {
   ) {
     this.metrics = createMetrics();
     registerProcessMetrics(this.metrics.registry, VERSION);
+    this.schemas = cfg.schemas;
     const aliases = cfg.schemas.sparkplugAliases;
     this.metrics.sparkplugEdgeNodes.sample([], () => aliases.edgeNodes);
     this.metrics.sparkplugEdgeNodesEvicted.sample([], () => aliases.evicted);
@@ -117,6 +121,7 @@ export class Runtime {
         startedAt: this.startedAt,
         log,
         reloadFailure: () => this.reloadFailure,
+        schemas: () => this.schemas,
       },
       log.child({ part: 'console' }),
     );
@@ -177,6 +182,7 @@ export class Runtime {
       return errors;
     }
     this.reloadFailure = undefined;
+    this.schemas = schemas;
     this.logRuleWarnings(rules);
     this.pipeline.setRules(rules);
     await this.connections.setFilters(this.pipeline.filters());

@@ -13,10 +13,19 @@ import { parseJson } from '../values/json-floats.js';
 import { toJson } from '../values/to-json.js';
 import { isObj, type Obj } from '../values/value-types.js';
 
-const compiled = new Map<string, CompiledRule>();
+/**
+ * Per function registry: the same SQL compiled against other schemas (weir.yaml's after a reload,
+ * or none) calls other functions, so a rule compiled for one registry must not serve another.
+ */
+const cache = new WeakMap<FunctionRegistry, Map<string, CompiledRule>>();
 
 function ruleFor(input: Obj, registry: FunctionRegistry): CompiledRule {
   const key = typeof input.sql === 'string' ? `sql\u0000${input.sql}` : `jsonata\u0000${String(input.jsonata)}\u0000${JSON.stringify(input.filters ?? ['#'])}`;
+  let compiled = cache.get(registry);
+  if (!compiled) {
+    compiled = new Map();
+    cache.set(registry, compiled);
+  }
   let rule = compiled.get(key);
   if (!rule) {
     if (typeof input.sql === 'string') rule = compileSql(input.sql, registry);

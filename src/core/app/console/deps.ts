@@ -3,6 +3,7 @@
 import type { WeirConfig } from '../../../config/types.js';
 import type { Logger } from '../../../log.js';
 import type { Metrics } from '../../../metrics/names.js';
+import type { SchemaRegistry } from '../../../schemas/registry.js';
 import type { BrokerConnections } from '../../ingest/connections.js';
 import type { Pipeline } from '../../path/pipeline.js';
 import type { SinkRunner } from '../../path/sink-runner.js';
@@ -21,4 +22,6 @@ export interface ConsoleDeps {
   readonly startedAt: number;
   readonly log: Logger;
   reloadFailure(): ReloadFailure | undefined;
+  /** weir.yaml's schemas as the running rules have them (read again with each reload): Try it's SQL uses them too. */
+  schemas(): SchemaRegistry;
 }

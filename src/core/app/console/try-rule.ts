@@ -1,11 +1,12 @@
 // Try it (POST /api/try): a rule's SQL, or a running rule, over a sample event, without writing.
 // SQL goes through `weir eval`'s own evaluation (rules/tools/eval-lines.ts: same compile cache,
-// same event fields, same output values), so the page shows what `weir eval` prints for the same
-// input. A running rule gets its event as `weir run` would make it from a received message
+// same event fields, same output values) with weir.yaml's schemas as the running rules have them,
+// so the page shows what `weir eval -c weir.yaml` prints for the same input. A running rule gets its event as `weir run` would make it from a received message
 // (test-event.ts: weir.yaml's broker settings, as `weir test` does), its payload_format check,
 // and each output rendered by each action's own encoder (the row's columns, the message's key and
 // payload) as the sink would write it. Both run under the rules' evaluation budget (the compiled
 // rule checks it), so a hostile SQL or payload ends with rule.limit.
+import { functionsWith } from '../../../config/load.js';
 import { createMessageContext } from '../../../rules/index.js';
 import { RuleError } from '../../../rules/errors.js';
 import { evalInput } from '../../../rules/tools/eval-lines.js';
@@ -31,7 +32,7 @@ export async function tryRule(d: ConsoleDeps, body: unknown): Promise<TryResult>
   const elapsed = () => performance.now() - started;
   if (sql !== undefined) {
     try {
-      const r = await evalInput({ sql, event });
+      const r = await evalInput({ sql, event }, functionsWith(d.schemas()));
       return { matched: r.matched, outputs: r.outputs as unknown[], actions: [], elapsed_ms: elapsed() };
     } catch (err) {
       return { matched: false, outputs: [], actions: [], error: errorOf(err), elapsed_ms: elapsed() };
