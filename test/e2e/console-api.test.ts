@@ -354,7 +354,7 @@ test("Try it's SQL decodes with weir.yaml's schemas, as the running rules have t
   writeFileSync(proto, 'syntax = "proto3";\nmessage Tele { int32 id = 1; string note = 2; }\n');
   const { weir } = await start(
     'weir-console-schemas',
-    'http: { host: 127.0.0.1, port: {{HTTP_PORT}} }\nschemas:\n  tele: { type: protobuf, file: ' + proto + ', message_type: Tele }',
+    `http: { host: 127.0.0.1, port: {{HTTP_PORT}} }\nschemas:\n  tele: { type: protobuf, file: ${proto}, message_type: Tele }`,
   );
   const api = consoleClient(weir.httpPort);
   const event = { topic: 'bin/dev1', payload: Buffer.from('0807120268 69'.replace(/ /g, ''), 'hex').toString('base64'), payload_encoding: 'base64' };
