@@ -1,6 +1,7 @@
 // The console in a real browser (Debian's chromium, test/harness/browser.ts) against a weir process
 // on real Mosquitto and PostgreSQL. Every page loads with no console error and asks nothing of any
-// host but weir's; a screenshot of each goes to docs/console/. With the traffic stopped (quiesced),
+// host but weir's; a screenshot of each is taken (into docs/console/ with WEIR_SCREENSHOTS=1, `npm
+// run screenshots`; else a temporary directory, so a test run leaves the tree as it was). With the traffic stopped (quiesced),
 // each counter the Overview and Rules pages show equals /metrics; Try it shows the outputs
 // `weir eval` prints for the same input, an SQL error at its line and column, and the row a running
 // rule's action would write (without writing it); a trace shows a message published after it
@@ -18,12 +19,12 @@ import { buildConsole } from '../../console/build.js';
 import { TestBrowser, type WatchedPage } from '../harness/browser.js';
 import { sharedMosquitto } from '../harness/mosquitto.js';
 import { freshDatabase, sharedPostgres } from '../harness/postgres.js';
-import { waitFor } from '../harness/process.js';
+import { tempDir, waitFor } from '../harness/process.js';
 import { ROOT, startWeir, sumMetric, type WeirProcess } from '../harness/weir.js';
 import { endSessions, query, telemetryFiles } from '../e2e/fixtures.js';
 
 const CLIENT = 'weir-console';
-const SHOTS = join(ROOT, 'docs/console');
+const SHOTS = process.env.WEIR_SCREENSHOTS === '1' ? join(ROOT, 'docs/console') : tempDir('console-shots');
 const VIEWS = ['overview', 'rules', 'sinks', 'reconcile', 'try', 'trace', 'dead-letters'] as const;
 
 /** readings: a CHECK refuses temp ≥ 50 (dead letters to replay); no temp: no result. */
