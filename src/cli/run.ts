@@ -10,6 +10,7 @@ import { CONFIG_HELP, CONFIG_OPTION, numberOption, parse } from './args.js';
 import type { Command } from './command.js';
 import { loadOrReport } from './load-or-report.js';
 import { logSessionNotice } from './session-notice.js';
+import { consoleSequenceCheck } from '../reconcile/console-sequence.js';
 
 /** How long a stopped weir waits for its event loop to empty before it exits anyway. */
 export const EXIT_WAIT_MS = 2_000;
@@ -63,7 +64,7 @@ export const runCommand: Command = {
     try {
       // Creating the sinks can throw too (a setting the loader let through would be a bug there):
       // the error is logged, never a stack trace.
-      runtime = new Runtime(cfg, log, { session, migrate: cfg.migrateOnStart ? migratableSinks(cfg) : [] });
+      runtime = new Runtime(cfg, log, { session, migrate: cfg.migrateOnStart ? migratableSinks(cfg) : [], sequenceCheck: consoleSequenceCheck(cfg) });
     } catch (err) {
       log.error({ err: redactUrl(errorText(err)) }, 'start failed');
       return 1;

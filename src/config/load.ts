@@ -124,6 +124,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env, r
     broker: cfg.broker,
     clientIdSet: src.doc.hasIn(['broker', 'client_id']),
     http,
+    console: cfg.console,
     deadLetter: cfg.dead_letter,
     logLevel: cfg.log_level,
     logFormat: cfg.log_format,

@@ -174,6 +174,35 @@ export const HttpSpec = Type.Object(
   { additionalProperties: false, default: {} },
 );
 
+/** The console's settings (docs/console.md): what its Reconcile view checks beyond the counters. */
+export const ConsoleSpec = Type.Object(
+  {
+    sequence: Type.Array(
+      Type.String({
+        pattern: '^[^:\\s]+:[^:\\s]+:[^:\\s]+(:[^:\\s]+)?$',
+        description: 'TABLE:KEY_COLUMN:SEQ_COLUMN[:TIME_COLUMN], as `weir reconcile --sequence` takes it.',
+      }),
+      {
+        default: [],
+        description:
+          "Tables whose sequence numbers the console's Reconcile view checks, as `weir reconcile --sequence` does: gaps per key and, with a time column, keys silent for longer than stale_after of their usual intervals. Read from the postgres sink whose actions write the table. Run every sequence_every_s while the view is open, never otherwise.",
+        examples: [['telemetry:device_id:seq:ts']],
+      },
+    ),
+    stale_after: Type.Integer({
+      minimum: 1,
+      default: 10,
+      description: 'A key silent for more than this many of its usual intervals is stale (`weir reconcile --stale-after`).',
+    }),
+    sequence_every_s: Type.Integer({
+      minimum: 10,
+      default: 60,
+      description: 'How often the open Reconcile view runs the sequence checks: each reads its whole table (seconds on millions of rows, docs/benchmarks.md).',
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const DeadLetterSpec = Type.Object(
   {
     sink: Type.Optional(Type.String({ description: 'A sink that stores dead letters itself (postgres: table weir_dead_letter).' })),
@@ -220,6 +249,7 @@ export const WeirSpec = Type.Object(
     rules_dir: Type.String({ default: './rules', description: 'Directory of rule files (*.yaml), relative to weir.yaml.' }),
     dead_letter: DeadLetterSpec,
     http: HttpSpec,
+    console: ConsoleSpec,
     log_level: Type.Union(
       ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info' },

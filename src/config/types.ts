@@ -51,6 +51,7 @@ export interface WeirConfig {
   /** Whether weir.yaml sets broker.client_id itself (read from the YAML, not the defaulted value). */
   readonly clientIdSet: boolean;
   readonly http: WeirFileConfig['http'];
+  readonly console: WeirFileConfig['console'];
   readonly deadLetter: WeirFileConfig['dead_letter'];
   readonly logLevel: string;
   readonly logFormat: WeirFileConfig['log_format'];

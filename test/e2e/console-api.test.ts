@@ -23,7 +23,7 @@ import type {
 import { parsePrometheus, sumOf } from '../../src/metrics/text.js';
 import { consoleClient, type ConsoleClient } from '../harness/console-api.js';
 import { tempDir, waitFor } from '../harness/process.js';
-import type { WeirProcess } from '../harness/weir.js';
+import { runCli, type WeirProcess } from '../harness/weir.js';
 import { publish, READINGS_DDL, readingsRule, startOnTable } from './dlq-cli.js';
 import { endSessions, query } from './fixtures.js';
 import { weirEval } from './oracle-round.js';
@@ -37,8 +37,8 @@ after(async () => {
 });
 
 /** A weir on the readings rule over a fresh table, its http section replaced by `http`; ended after the tests. */
-async function start(clientId: string, http: string) {
-  const started = await startOnTable(clientId, READINGS_DDL, readingsRule('console'), (c) => c.replace('http: { host: 127.0.0.1, port: {{HTTP_PORT}} }', http));
+async function start(clientId: string, http: string, ddl = READINGS_DDL) {
+  const started = await startOnTable(clientId, ddl, readingsRule('console'), (c) => c.replace('http: { host: 127.0.0.1, port: {{HTTP_PORT}} }', http));
   mqttUrl = started.mqttUrl;
   running.push(started.weir);
   sessions.push(clientId);
@@ -372,4 +372,56 @@ test("Try it's SQL decodes with weir.yaml's schemas, as the running rules have t
   const reloaded = await api.post<TryResult>('/api/try', { sql, event });
   assert.equal(reloaded.status, 200, reloaded.text);
   assert.deepEqual(reloaded.body.outputs, [{ t: { id: 7, label: 'hi' } }], 'the reloaded schema, not the one weir started with');
+});
+
+test('console.sequence: the Reconcile view shows a gap and the keys silent at their tail, red, from the stored rows', { timeout: 120_000 }, async () => {
+  // ts per row (clock_timestamp, not the transaction's now()), so each key has an interval.
+  const ddl = READINGS_DDL.replace(', PRIMARY KEY', ', ts timestamptz NOT NULL DEFAULT clock_timestamp(), PRIMARY KEY');
+  const { weir, mqttUrl: url } = await start(
+    'weir-console-sequence',
+    'http: { host: 127.0.0.1, port: {{HTTP_PORT}} }\nconsole: { sequence: ["readings:device_id:seq:ts"], stale_after: 2, sequence_every_s: 10 }',
+    ddl,
+  );
+  // seqa loses 3; seqb has none missing. 300 ms apart, so each row is its own batch and time.
+  const sent: Array<[string, number]> = [
+    ['seqa', 1],
+    ['seqb', 1],
+    ['seqa', 2],
+    ['seqb', 2],
+    ['seqa', 4],
+    ['seqb', 3],
+  ];
+  for (const [device, seq] of sent) {
+    await publish(url, [{ topic: `console/${device}/reading`, payload: JSON.stringify({ seq, temp: 20 + seq }) }]);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  await waitFor(async () => (await weir.metric('weir_sink_success_total')) >= sent.length, 30_000, 'every reading stored');
+  // Silent for more than 2 of their ~0.6 s intervals before the first check runs.
+  await new Promise((r) => setTimeout(r, 2_000));
+  const api = consoleClient(weir.httpPort);
+  let view: Reconcile | undefined;
+  await waitFor(
+    async () => {
+      view = (await api.get<Reconcile>('/api/reconcile')).body;
+      return view.sequence?.at !== undefined;
+    },
+    30_000,
+    'the first sequence check',
+  );
+  const seq = view!.sequence!;
+  assert.equal(seq.error, undefined, JSON.stringify(seq));
+  assert.equal(seq.checks.length, 1);
+  const c = seq.checks[0]!;
+  assert.equal(c.spec, 'readings:device_id:seq:ts');
+  assert.deepEqual([c.keys, c.rows, c.missing, c.keys_with_gaps, c.duplicates], [2, 6, 1, 1, 0]);
+  assert.deepEqual(c.worst, [{ key: 'seqa', missing: 1, first_missing: [[3, 3]] }]);
+  assert.equal(c.stale?.after, 2);
+  assert.equal(c.stale?.keys, 2, JSON.stringify(c.stale));
+  assert.deepEqual(c.stale!.stalest.map((k) => k.key).sort(), ['seqa', 'seqb']);
+  for (const k of c.stale!.stalest) assert.ok(k.missing >= 1 && k.silence_s > 2 * k.interval_s, JSON.stringify(k));
+  assert.equal(view!.ok, false, 'a gap and stale keys turn the verdict red');
+  // The same table through weir reconcile --sequence gives the same gap.
+  const cli = await runCli(['reconcile', '-c', join(weir.dir, 'weir.yaml'), '--sequence', 'readings:device_id:seq:ts', '--json']);
+  const fromCli = JSON.parse(cli.stdout) as { sequence: Array<{ missing: number; keysWithGaps: number }> };
+  assert.deepEqual([fromCli.sequence[0]!.missing, fromCli.sequence[0]!.keysWithGaps], [c.missing, c.keys_with_gaps]);
 });

@@ -25,6 +25,7 @@ import { Fleet, fleetOff, type LeaveMode } from '../fleet/fleet.js';
 import { Tracer } from '../path/trace.js';
 import { History } from './console/history.js';
 import { ConsoleApi } from './console/routes.js';
+import type { SequenceCheck } from './console/api.js';
 
 export interface StopOptions {
   /** How long to wait for in-flight messages to be stored and acked. */
@@ -43,6 +44,8 @@ export interface RuntimeOptions {
    * retried with backoff until they are; /readyz is not ready meanwhile and says why.
    */
   migrate?: readonly SinkConfig[];
+  /** weir.yaml's `console.sequence` checks, for the console's Reconcile view (`weir run` builds it from src/reconcile/). */
+  sequenceCheck?: () => Promise<SequenceCheck[]>;
 }
 
 export class Runtime {
@@ -122,6 +125,7 @@ export class Runtime {
         log,
         reloadFailure: () => this.reloadFailure,
         schemas: () => this.schemas,
+        sequenceCheck: opts.sequenceCheck,
       },
       log.child({ part: 'console' }),
     );

@@ -129,8 +129,42 @@ export interface Reconcile {
   readonly at: number;
   readonly rows: readonly ReconcileRow[];
   readonly ok: boolean;
-  /** Sequence gaps, where `console.sequence` names table:key:seq (as weir reconcile --sequence). */
-  readonly sequence?: { readonly spec: string; readonly gaps: number; readonly missing: number; readonly error?: string };
+  /**
+   * The sequence checks of weir.yaml's `console.sequence` (as `weir reconcile --sequence`), from
+   * their last run; absent when none is configured.
+   */
+  readonly sequence?: SequenceChecks;
+}
+
+export interface SequenceChecks {
+  /** When the last run ended (epoch ms); absent before the first one has. */
+  readonly at?: number;
+  readonly checks: readonly SequenceCheck[];
+  /** Why the last run failed (the database unreachable, a column that does not exist). */
+  readonly error?: string;
+}
+
+/** One table's check: `weir reconcile --sequence`'s result, as the page shows it. */
+export interface SequenceCheck {
+  /** TABLE:KEY:SEQ[:TIME] as configured. */
+  readonly spec: string;
+  readonly keys: number;
+  readonly rows: number;
+  /** Sequence numbers missing between each key's first and last: 0 is green. */
+  readonly missing: number;
+  readonly keys_with_gaps: number;
+  readonly duplicates: number;
+  /** Up to 10 keys with missing numbers, most first, with their first holes [from, to]. */
+  readonly worst: ReadonlyArray<{ readonly key: string | null; readonly missing: number; readonly first_missing: ReadonlyArray<readonly [number, number]> }>;
+  /** Silence at each key's tail; null without a time column. */
+  readonly stale: {
+    readonly after: number;
+    /** Keys silent for more than `after` of their intervals: 0 is green. */
+    readonly keys: number;
+    /** Messages those keys would have sent since, estimated from their intervals. */
+    readonly missing: number;
+    readonly stalest: ReadonlyArray<{ readonly key: string | null; readonly silence_s: number; readonly interval_s: number; readonly missing: number }>;
+  } | null;
 }
 
 export interface TryEvent {

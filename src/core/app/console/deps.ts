@@ -9,6 +9,7 @@ import type { Pipeline } from '../../path/pipeline.js';
 import type { SinkRunner } from '../../path/sink-runner.js';
 import type { Tracer } from '../../path/trace.js';
 import type { ReloadFailure } from '../rule-status.js';
+import type { SequenceCheck } from './api.js';
 import type { History } from './history.js';
 
 export interface ConsoleDeps {
@@ -24,4 +25,9 @@ export interface ConsoleDeps {
   reloadFailure(): ReloadFailure | undefined;
   /** weir.yaml's schemas as the running rules have them (read again with each reload): Try it's SQL uses them too. */
   schemas(): SchemaRegistry;
+  /**
+   * Runs weir.yaml's `console.sequence` checks once (src/reconcile/, handed down by `weir run`: the
+   * reconcile layer sits above the application); absent when none is configured.
+   */
+  readonly sequenceCheck?: () => Promise<SequenceCheck[]>;
 }

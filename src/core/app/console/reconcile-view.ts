@@ -10,10 +10,12 @@
 // out (credit()); what a replay of a rule's failure stores, or a `weir dlq replay` run beside,
 // shows as a surplus (a negative sink_difference is more stored than this runtime counted).
 // Counts are asked at most every COUNT_EVERY_MS, in the background, and only while
-// someone reads this view.
+// someone reads this view; so are the sequence checks of weir.yaml's console.sequence, at most every
+// console.sequence_every_s (each reads a whole table), and a gap or a stale key there turns the
+// verdict red as `weir reconcile --sequence` exits 1.
 import { errorText } from '../../../errors.js';
 import { redactUrl } from '../../../log.js';
-import type { ReconcileRow, Reconcile } from './api.js';
+import type { ReconcileRow, Reconcile, SequenceCheck } from './api.js';
 import type { ConsoleDeps } from './deps.js';
 
 export const COUNT_EVERY_MS = 10_000;
@@ -31,6 +33,11 @@ export class ReconcileView {
   private counting: Promise<void> | undefined;
   private lastCount = 0;
   private lastError: string | undefined;
+  private sequence: SequenceCheck[] = [];
+  private sequenceAt: number | undefined;
+  private sequenceError: string | undefined;
+  private checking: Promise<void> | undefined;
+  private lastCheck = 0;
 
   constructor(private readonly d: ConsoleDeps) {}
 
@@ -63,8 +70,12 @@ export class ReconcileView {
         } else rows.push(row);
       }
     }
-    const ok = rows.every((r) => r.difference === 0 && (r.sink_difference ?? 0) === 0);
-    return { at: Date.now(), rows, ok };
+    const sequence = this.d.sequenceCheck ? { at: this.sequenceAt, checks: this.sequence, error: this.sequenceError } : undefined;
+    // Before the first check has ended the verdict is the counters' (the page says the check is pending).
+    const sequenceOk =
+      sequence?.at === undefined || (sequence.error === undefined && sequence.checks.every((c) => c.missing === 0 && (c.stale?.keys ?? 0) === 0));
+    const ok = sequenceOk && rows.every((r) => r.difference === 0 && (r.sink_difference ?? 0) === 0);
+    return { at: Date.now(), rows, ok, ...(sequence ? { sequence } : {}) };
   }
 
   /**
@@ -83,19 +94,42 @@ export class ReconcileView {
     return this.lastError;
   }
 
-  /** Starts a count when the last one is older than COUNT_EVERY_MS; never waits for it. */
+  /**
+   * Starts a count when the last one is older than COUNT_EVERY_MS, and the sequence checks when
+   * theirs is older than console.sequence_every_s; never waits for either.
+   */
   private refresh(): void {
-    if (this.counting || Date.now() - this.lastCount < COUNT_EVERY_MS) return;
-    this.lastCount = Date.now();
-    this.counting = this.countAll().finally(() => {
-      this.counting = undefined;
-    });
+    if (!this.counting && Date.now() - this.lastCount >= COUNT_EVERY_MS) {
+      this.lastCount = Date.now();
+      this.counting = this.countAll().finally(() => {
+        this.counting = undefined;
+      });
+    }
+    const check = this.d.sequenceCheck;
+    if (check && !this.checking && Date.now() - this.lastCheck >= this.d.cfg.console.sequence_every_s * 1000) {
+      this.lastCheck = Date.now();
+      this.checking = check()
+        .then(
+          (checks) => {
+            this.sequence = checks;
+            this.sequenceError = undefined;
+          },
+          (err: unknown) => {
+            this.sequenceError = redactUrl(errorText(err));
+            this.d.log.debug({ err: this.sequenceError }, 'console: the sequence checks failed');
+          },
+        )
+        .finally(() => {
+          this.sequenceAt = Date.now();
+          this.checking = undefined;
+        });
+    }
   }
 
-  /** Waits for the count in progress (tests: a view after it shows the sinks' counts). */
+  /** Waits for the count and the sequence checks in progress (tests: a view after it shows their results). */
   async settled(): Promise<void> {
     this.refresh();
-    await this.counting;
+    await Promise.all([this.counting, this.checking]);
   }
 
   private async countAll(): Promise<void> {
