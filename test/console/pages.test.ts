@@ -383,3 +383,44 @@ test('without credentials on a public port: no payloads, Try it, traces, replay 
     await endSessions(mqttUrl, `${CLIENT}-open`);
   }
 });
+
+test("console.sequence on the Reconcile page: the check's gap and stale keys in red, as the API gives them", { timeout: 90_000 }, async () => {
+  // A table of its own with a time per row; device sq1 loses seq 2, sq2 none; both then fall silent.
+  const seqDb = await freshDatabase((await sharedPostgres()).url);
+  await query(seqDb, READINGS_DDL.replace(', PRIMARY KEY', ', ts timestamptz NOT NULL DEFAULT clock_timestamp(), PRIMARY KEY'));
+  const clientId = `${CLIENT}-seq`;
+  const files = telemetryFiles({ mqttUrl, pgUrl: seqDb, clientId });
+  const config = `${files.config}console: { sequence: ["readings:device_id:seq:ts"], stale_after: 2, sequence_every_s: 10 }\n`;
+  const seqWeir = await startWeir({ config, rules: { 'readings.yaml': READINGS_RULE } });
+  try {
+    await waitFor(() => seqWeir.ready(), 30_000, 'weir ready');
+    for (const [device, s] of [
+      ['sq1', 1],
+      ['sq2', 1],
+      ['sq1', 3],
+      ['sq2', 2],
+      ['sq1', 4],
+      ['sq2', 3],
+    ] as const) {
+      await publisher.publishAsync(`lab/${device}/reading`, JSON.stringify({ seq: s, temp: 21 }), { qos: 1 });
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    await waitFor(async () => (await seqWeir.metric('weir_sink_success_total', 'rule="readings"')) >= 6, 30_000, 'the six readings stored');
+    await new Promise((r) => setTimeout(r, 2_000));
+    const at = `http://127.0.0.1:${seqWeir.httpPort}`;
+    const w = await browser.page();
+    await w.page.goto(`${at}/#/reconcile`);
+    await w.page.waitForSelector('[data-table="sequence"]', { timeout: 30_000 });
+    const row = '[data-table="sequence"] [data-row="readings:device_id:seq:ts"]';
+    assert.equal(await w.page.textContent(`${row} [data-counter="sequence_missing"]`), '+1');
+    assert.equal(await w.page.textContent(`${row} [data-counter="stale_keys"]`), '+2');
+    assert.match((await w.page.getAttribute(`${row} [data-counter="sequence_missing"]`, 'class')) ?? '', /\bbad\b/);
+    assert.equal(await w.page.getAttribute('[data-verdict]', 'data-verdict'), 'difference');
+    assert.match((await w.page.textContent('[data-view="reconcile"]')) ?? '', /sq1: 1 missing, first 2/);
+    assert.deepEqual(w.errors, [], 'no console error');
+    await w.page.close();
+  } finally {
+    await seqWeir.kill();
+    await endSessions(mqttUrl, clientId);
+  }
+});
