@@ -396,17 +396,19 @@ test('console.sequence: the Reconcile view shows a gap and the keys silent at th
     await new Promise((r) => setTimeout(r, 300));
   }
   await waitFor(async () => (await weir.metric('weir_sink_success_total')) >= sent.length, 30_000, 'every reading stored');
-  // Silent for more than 2 of their ~0.6 s intervals before the first check runs.
+  // Silent for more than 2 of their ~0.5 s intervals before the first check runs. A busy machine
+  // can store a key's last row late and stretch its interval: the view is then read again (its
+  // check runs every 10 s) until the silence has grown past both keys' intervals.
   await new Promise((r) => setTimeout(r, 2_000));
   const api = consoleClient(weir.httpPort);
   let view: Reconcile | undefined;
   await waitFor(
     async () => {
       view = (await api.get<Reconcile>('/api/reconcile')).body;
-      return view.sequence?.at !== undefined;
+      return view.sequence?.at !== undefined && view.sequence.checks[0]?.stale?.keys === 2;
     },
-    30_000,
-    'the first sequence check',
+    60_000,
+    'a sequence check that finds both keys stale',
   );
   const seq = view!.sequence!;
   assert.equal(seq.error, undefined, JSON.stringify(seq));
