@@ -11,9 +11,10 @@ import { ALL_WRITTEN, type BoundAction, type ErrorClass, type Sink, type SinkDep
 import { bindMqttAction, type MqttItem } from './action.js';
 import { classifyMqttError } from './classify.js';
 import { Connection } from './connection.js';
+import { redactUrl } from '../../log.js';
 import { MqttError } from './errors.js';
 import { lintMqttConfig, type MqttAction, type MqttConfig } from './spec.js';
-import { clientIdOf, clientOptions, redact, type Target, targetOf } from './target.js';
+import { clientIdOf, clientOptions, type Target, targetOf } from './target.js';
 
 export class MqttSink implements Sink<MqttAction, MqttItem> {
   private readonly connection = new KeptAttempt(() => this.open());
@@ -91,10 +92,10 @@ export class MqttSink implements Sink<MqttAction, MqttItem> {
             if (c === gone) this.connection.forget(kept);
           })
           .catch(() => undefined);
-        if (!this.closed) this.deps.log.warn({ sink: this.deps.name, url: redact(t.url) }, 'mqtt sink connection closed; the next write connects again');
+        if (!this.closed) this.deps.log.warn({ sink: this.deps.name, url: redactUrl(t.url) }, 'mqtt sink connection closed; the next write connects again');
       },
     );
-    this.deps.log.info({ sink: this.deps.name, url: redact(t.url), client_id: this.clientId, window: conn.window }, 'mqtt sink connected');
+    this.deps.log.info({ sink: this.deps.name, url: redactUrl(t.url), client_id: this.clientId, window: conn.window }, 'mqtt sink connected');
     return conn;
   }
 }

@@ -51,10 +51,3 @@ export function clientOptions(cfg: MqttConfig, t: Target, clientId: string): ICl
     ...tls,
   };
 }
-
-/** A URL as logs and errors show it: without its password. */
-export function redact(url: string): string {
-  const u = new URL(url);
-  if (u.password) u.password = '***';
-  return u.toString();
-}

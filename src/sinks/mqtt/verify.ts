@@ -17,9 +17,10 @@
 // lets clients publish `$aws/...`) is not checked: the check publishes nothing.
 import type { ActionToVerify, VerifyOptions, VerifyProblem } from '../types.js';
 import { Connection, type BrokerLimits } from './connection.js';
+import { redactUrl } from '../../log.js';
 import { MqttError } from './errors.js';
 import type { MqttAction, MqttConfig } from './spec.js';
-import { clientIdOf, clientOptions, redact, targetOf } from './target.js';
+import { clientIdOf, clientOptions, targetOf } from './target.js';
 
 export async function verifyMqtt(cfg: MqttConfig, actions: readonly ActionToVerify[], opts: VerifyOptions, signal: AbortSignal): Promise<VerifyProblem[]> {
   const target = targetOf(cfg, opts.broker);
@@ -33,7 +34,7 @@ export async function verifyMqtt(cfg: MqttConfig, actions: readonly ActionToVeri
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     const code = err instanceof MqttError ? err.code : undefined;
-    throw new MqttError(code === 'sink.mqtt.connect_refused' ? code : 'sink.mqtt.connection_lost', `${redact(target.url)} (client id ${clientId}): ${why}`, {
+    throw new MqttError(code === 'sink.mqtt.connect_refused' ? code : 'sink.mqtt.connection_lost', `${redactUrl(target.url)} (client id ${clientId}): ${why}`, {
       cause: err,
     });
   }
@@ -49,12 +50,12 @@ function limitProblems(limits: BrokerLimits, actions: readonly ActionToVerify[],
     const s = a.settings as MqttAction;
     if (s.retain && !limits.retainAvailable)
       problems.push({
-        message: `${a.atKey(['retain'])}: rule ${a.ruleId}: retain: true, but the broker at ${redact(url)} does not take retained messages (CONNACK Retain Available 0): it would disconnect the sink at the first PUBLISH; set retain: false`,
+        message: `${a.atKey(['retain'])}: rule ${a.ruleId}: retain: true, but the broker at ${redactUrl(url)} does not take retained messages (CONNACK Retain Available 0): it would disconnect the sink at the first PUBLISH; set retain: false`,
       });
     const qos = s.qos ?? 1;
     if (qos !== 0 && limits.maximumQoS === 0)
       problems.push({
-        message: `${a.atKey(['qos'])}: rule ${a.ruleId}: qos ${typeof qos === 'number' ? qos : `${qos} may render 1`}, but the broker at ${redact(url)} takes QoS 0 at most (CONNACK Maximum QoS 0); set qos: 0 (no receipt: a message can be lost)`,
+        message: `${a.atKey(['qos'])}: rule ${a.ruleId}: qos ${typeof qos === 'number' ? qos : `${qos} may render 1`}, but the broker at ${redactUrl(url)} takes QoS 0 at most (CONNACK Maximum QoS 0); set qos: 0 (no receipt: a message can be lost)`,
       });
   }
   return problems;
